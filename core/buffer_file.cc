@@ -1,0 +1,47 @@
+#include "core/buffer_file.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace cused::core {
+
+std::unique_ptr<BufferFile> BufferFile::create(const std::string& name, std::size_t size) {
+  int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    int err = errno;
+    close(fd);
+    throw std::system_error(err, std::generic_category(), "ftruncate memfd");
+  }
+  void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) {
+    int err = errno;
+    close(fd);
+    throw std::system_error(err, std::generic_category(), "mmap memfd");
+  }
+  return std::unique_ptr<BufferFile>(new BufferFile(fd, static_cast<std::byte*>(map), size));
+}
+
+BufferFile::~BufferFile() {
+  munmap(data_, size_);
+  close(fd_);
+}
+
+int BufferFile::punch_hole(std::size_t offset, std::size_t len) {
+  if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                static_cast<off_t>(len)) != 0)
+    return -errno;
+  return 0;
+}
+
+bool BufferFile::page_resident(std::size_t offset) const {
+  off_t data = lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+  return data == static_cast<off_t>(offset);
+}
+
+}  // namespace cused::core

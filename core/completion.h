@@ -1,0 +1,43 @@
+// The answer to one ioctl. core completes it at once, or keeps it (a parked binder read) and
+// completes it later from whichever daemon thread delivers work; it never blocks a daemon thread
+// waiting for binder work (DESIGN.md section 1).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+
+#include "core/user_memory.h"
+
+namespace cused::core {
+
+class Completion {
+ public:
+  virtual ~Completion() = default;
+
+  // result >= 0: the ioctl's return value; result < 0: -errno. `out` is the ioctl argument as
+  // copied back to the caller (for BINDER_WRITE_READ the updated binder_write_read, which the
+  // kernel copies back even when it fails with EINTR or EAGAIN, S1.11/S1.12).
+  virtual void complete(long result, std::span<const std::byte> out) = 0;
+
+  // The caller's memory, valid for as long as this completion lives (a parked read writes into
+  // the caller's read buffer when work arrives, from another daemon thread).
+  virtual UserMemory& user_memory() = 0;
+
+  // Set by the frontend when the request is interrupted (a signal, S1.12) before it calls
+  // Proc::interrupt; core checks it before parking so that an early interrupt is never lost.
+  bool interrupted() const { return interrupted_.load(std::memory_order_acquire); }
+  void mark_interrupted() { interrupted_.store(true, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> interrupted_{false};
+};
+
+// Wakes one poll() waiter (S1.10): the frontend's FUSE poll handle.
+class PollWaiter {
+ public:
+  virtual ~PollWaiter() = default;
+  virtual void notify() = 0;
+};
+
+}  // namespace cused::core
