@@ -19,8 +19,8 @@
 namespace cused::core {
 
 struct IoctlRequest {
-  pid_t pid = 0;   // caller's thread group
-  pid_t tid = 0;   // caller's thread: binder threads are keyed on it
+  pid_t pid = 0;  // caller's thread group
+  pid_t tid = 0;  // caller's thread: binder threads are keyed on it
   uid_t euid = 0;
   unsigned cmd = 0;
   std::span<const std::byte> arg;  // the argument as copied in (restricted ioctl: by value)
