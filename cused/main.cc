@@ -1,5 +1,6 @@
 // cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE.
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,7 +64,9 @@ int main(int argc, char** argv) {
     fuse_daemonize(foreground ? 1 : 0);
     int result = mount.serve();
     fuse_remove_signal_handlers(mount.session());
-    return result == 0 ? 0 : 1;
+    // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
+    bool clean = result == 0 || result == SIGINT || result == SIGTERM || result == SIGHUP;
+    return clean ? 0 : 1;
   } catch (const std::exception& error) {
     fmt::print(stderr, "{}\n", error.what());
     return 1;

@@ -309,6 +309,7 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
     file->proc()->release();  // S1.9
     fuse_passthrough_close(req, file->backing_id());
   }
+  file.reset();  // closes the memfd before the release is answered
   fuse_reply_err(req, 0);
 }
 

@@ -42,8 +42,11 @@ dev_t mounted_device(const std::string& canonical_path) {
 }  // namespace
 
 bool clean_stale_mount(const std::string& path) {
+  // The root's attributes may still be cached after the daemon died, but a lookup of a name that
+  // does not exist always reaches the daemon: a dead one answers ENOTCONN.
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 || errno != ENOTCONN) return false;
+  std::string probe = path + "/.cused-liveness-probe";
+  if (stat(probe.c_str(), &st) == 0 || errno != ENOTCONN) return false;
   return umount2(path.c_str(), MNT_DETACH) == 0;
 }
 

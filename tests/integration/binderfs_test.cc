@@ -145,6 +145,9 @@ TEST_F(BinderfsTest, S1_1_ThousandConcurrentOpensLeakNothing) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_TRUE(mount_.wait_for_open_procs(0));
+  // FUSE releases asynchronously after close(): give the last releases a moment to finish.
+  for (int i = 0; i < 200 && count_open_fds() != baseline_fds; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(count_open_fds(), baseline_fds);
 }
 
