@@ -151,6 +151,8 @@ class Allocator {
   std::size_t allocated_count() const CUSED_EXCLUDES(lock_);
   // S9.12 state of one page (index < size() / page_size()).
   PageState page_state(std::size_t index) const CUSED_EXCLUDES(lock_);
+  // The states of pages [0, out.size()) in one go (pages past the space read as free).
+  void page_states(std::span<PageState> out) const CUSED_EXCLUDES(lock_);
   // Visits allocated buffers in address order, under the allocator's lock (for binder_logs);
   // `visit` must not call back into the allocator.
   void for_each_allocated(const std::function<void(const Buffer&)>& visit) const
@@ -165,21 +167,28 @@ class Allocator {
   friend class PageLru;
   using PageRun = boost::container::small_vector<Page*, 16>;
   struct Attempt;
+  struct Request {
+    std::size_t size;  // sanitized
+    std::size_t data_size, offsets_size, extra_buffers_size;
+    bool is_async;
+    pid_t sender_pid;
+  };
 
   std::size_t first_page(const Buffer& buffer) const { return buffer.offset() / page_size_; }
   std::size_t last_page(const Buffer& buffer) const {
     return (buffer.offset() + buffer.size() - 1) / page_size_;
   }
 
-  Attempt try_new_buffer(std::size_t size, bool is_async, pid_t sender_pid,
-                         std::unique_ptr<BufferNode>& spare) CUSED_EXCLUDES(lock_);
-  Attempt new_buffer_locked(std::size_t size, bool is_async, pid_t sender_pid,
-                            std::unique_ptr<BufferNode>& spare) CUSED_REQUIRES(lock_);
+  Attempt try_new_buffer(const Request& request, std::unique_ptr<BufferNode>& spare)
+      CUSED_EXCLUDES(lock_);
+  Attempt new_buffer_locked(const Request& request, std::unique_ptr<BufferNode>& spare)
+      CUSED_REQUIRES(lock_);
   bool take_pages(const BufferNode& node, PageRun& run) CUSED_REQUIRES(lock_);
   // Drops one user of pages [first, end); pages nobody uses any more go on the LRU.
   void put_pages(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_);
   void put_pages_locked_lru(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_, lru_.lock_);
   int install_pages(const PageRun& run);
+  PageState page_state_locked(const Page* page) const CUSED_REQUIRES(lock_, lru_.lock_);
   bool low_async_space_locked(pid_t sender_pid, std::string& warning) CUSED_REQUIRES(lock_);
   void free_locked(BufferNode& node) CUSED_REQUIRES(lock_);
   void clear_buffer(const Buffer& buffer) const;
