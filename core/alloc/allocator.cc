@@ -1,0 +1,493 @@
+#include "core/alloc/allocator.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+namespace cused::core::alloc {
+
+namespace {
+
+constexpr std::size_t kAlign = sizeof(std::uint64_t);  // binder_size_t: protocol 8 (S1.13)
+
+bool align_up(std::size_t value, std::size_t& out) {
+  if (value > std::numeric_limits<std::size_t>::max() - (kAlign - 1)) return false;
+  out = (value + kAlign - 1) & ~(kAlign - 1);
+  return true;
+}
+
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  char line[256];
+  int n = std::snprintf(line, sizeof line, pattern, args...);
+  return std::string(line, static_cast<std::size_t>(std::clamp(n, 0, int{sizeof line} - 1)));
+}
+
+// Makes [start, start+len) of a shared memfd mapping resident without changing a byte of it:
+// a hole gets a fresh zero page, a resident page is left alone. Two installers of one page, or
+// an installer and a writer of a neighbouring buffer on the same page, can therefore never
+// clobber each other's data.
+// Kernels before 5.14 lack MADV_POPULATE_WRITE; there an atomic or-with-zero write-faults each
+// page with the same guarantee (an atomic read-modify-write that stores the value it read).
+int populate(std::byte* start, std::size_t len, std::size_t page_size) {
+  static std::atomic<bool> have_populate_write{true};
+  if (have_populate_write.load(std::memory_order_relaxed)) {
+    if (madvise(start, len, MADV_POPULATE_WRITE) == 0) return 0;
+    if (errno != EINVAL) return -errno;
+    have_populate_write.store(false, std::memory_order_relaxed);
+  }
+  for (std::size_t off = 0; off < len; off += page_size)
+    __atomic_fetch_or(reinterpret_cast<unsigned char*>(start + off), 0, __ATOMIC_RELAXED);
+  return 0;
+}
+
+}  // namespace
+
+std::size_t sanitized_size(std::size_t data_size, std::size_t offsets_size,
+                           std::size_t extra_buffers_size) {
+  std::size_t data, offsets, extra;
+  if (!align_up(data_size, data) || !align_up(offsets_size, offsets) ||
+      !align_up(extra_buffers_size, extra))
+    return 0;
+  std::size_t total;
+  if (__builtin_add_overflow(data, offsets, &total) || __builtin_add_overflow(total, extra, &total))
+    return 0;
+  return std::max(total, kAlign);  // empty transactions still get a unique address
+}
+
+std::string format_totals(const SpaceTotals& t) {
+  return format("allocated: %zu (num: %zu largest: %zu), free: %zu (num: %zu largest: %zu)",
+                t.allocated_bytes, t.allocated_buffers, t.largest_allocated, t.free_bytes,
+                t.free_buffers, t.largest_free);
+}
+
+// What one pass under the metadata lock produced.
+struct Allocator::Attempt {
+  BufferNode* node = nullptr;
+  int error = 0;
+  bool retry = false;  // spin_install: met a page the shrinker is reclaiming
+  PageRun pages;       // every page the buffer covers
+  boost::container::small_vector<std::string, 2> log;
+};
+
+Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorOptions options)
+    : file_(file),
+      variant_(variant),
+      lru_(lru),
+      options_(std::move(options)),
+      page_size_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))),
+      lock_(variant.lock == LockVariant::mutex),
+      pages_(variant.pages) {}
+
+Allocator::~Allocator() { release(); }
+
+void Allocator::emit(std::string_view line) const {
+  if (options_.log) options_.log(line);
+}
+
+int Allocator::map(std::size_t vma_length, std::uint64_t vm_start) {
+  sync::LockGuard guard(lock_);
+  if (ever_mapped_) return -EBUSY;
+  std::size_t size = std::min({vma_length, kMaxBufferSpace, file_.size()});
+  size -= size % page_size_;
+  if (size == 0) return -EINVAL;  // a failed mmap does not use up the "once" (S1.4)
+  ever_mapped_ = true;
+  buffer_size_ = size;
+  vm_start_.store(vm_start, std::memory_order_relaxed);
+  pages_.reset(this, size / page_size_);
+  space_.reset(size);
+  free_async_space_ = size / 2;  // S9.6
+  mapped_.store(true, std::memory_order_release);
+  return 0;
+}
+
+void Allocator::unmap() { mapped_.store(false, std::memory_order_release); }
+
+std::size_t Allocator::size() const {
+  sync::LockGuard guard(lock_);
+  return buffer_size_;
+}
+
+NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets_size,
+                                      std::size_t extra_buffers_size, bool is_async,
+                                      pid_t sender_pid) {
+  if (!is_mapped()) {
+    emit(format("%d: binder_alloc_buf, no vma", options_.pid));
+    return {nullptr, -ESRCH};
+  }
+  std::size_t size = sanitized_size(data_size, offsets_size, extra_buffers_size);
+  if (size == 0) return {nullptr, -EINVAL};  // S4.10, S11.14
+  const Request request{size, data_size, offsets_size, extra_buffers_size, is_async, sender_pid};
+  // Like the kernel, allocate the node a split may need before taking the lock.
+  auto spare = std::make_unique<BufferNode>();
+  Attempt attempt;
+  for (;;) {
+    attempt = try_new_buffer(request, spare);
+    if (!attempt.retry) break;
+    // spin_install: the shrinker holds the install lock from isolating a page until it is
+    // punched; once we get it, that page is free and can be installed afresh.
+    install_lock_.lock();
+    install_lock_.unlock();
+  }
+  for (const std::string& line : attempt.log) emit(line);
+  if (!attempt.node) return {nullptr, attempt.error};
+
+  int error = 0;
+  if (variant_.lock == LockVariant::spin) {
+    // The racy design: nothing orders this with a reclaim of the same page.
+    error = install_pages(attempt.pages);
+  } else if (variant_.lock == LockVariant::spin_install) {
+    sync::LockGuard install(install_lock_);
+    error = install_pages(attempt.pages);
+  }  // mutex: installed under lock_ in try_new_buffer
+  if (error != 0) {
+    sync::LockGuard guard(lock_);
+    free_locked(*attempt.node);
+    return {nullptr, error};
+  }
+  return {attempt.node, 0};
+}
+
+Allocator::Attempt Allocator::try_new_buffer(const Request& request,
+                                             std::unique_ptr<BufferNode>& spare) {
+  sync::LockGuard guard(lock_);
+  Attempt attempt = new_buffer_locked(request, spare);
+  if (attempt.node && variant_.lock == LockVariant::mutex) {
+    // The baseline: one sleeping lock across metadata and installation.
+    attempt.error = install_pages(attempt.pages);
+    if (attempt.error != 0) {
+      free_locked(*attempt.node);
+      attempt.node = nullptr;
+    }
+  }
+  return attempt;
+}
+
+Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
+                                                std::unique_ptr<BufferNode>& spare) {
+  Attempt attempt;
+  if (!is_mapped()) {  // unmapped since the check in new_buffer
+    attempt.error = -ESRCH;
+    return attempt;
+  }
+  const std::size_t size = request.size;
+  if (request.is_async && free_async_space_ < size) {  // S9.6
+    attempt.error = -ENOSPC;
+    return attempt;
+  }
+  BufferNode* best = space_.best_fit(size);
+  if (!best) {  // S9.8
+    attempt.log.push_back(
+        format("%d: binder_alloc_buf size %zu failed, no address space", options_.pid, size));
+    attempt.log.push_back(format_totals(space_.totals()));
+    attempt.error = -ENOSPC;
+    return attempt;
+  }
+  BufferNode& node = *space_.take(*best, size, spare);
+  if (!take_pages(node, attempt.pages)) {
+    // spin_install met a page the shrinker isolated: undo the split and everything else, then
+    // the caller waits for the shrinker and starts over.
+    space_.release(node);
+    if (!spare) spare = std::make_unique<BufferNode>();
+    attempt.pages.clear();
+    attempt.retry = true;
+    return attempt;
+  }
+  node.data_size_ = request.data_size;
+  node.offsets_size_ = request.offsets_size;
+  node.extra_buffers_size_ = request.extra_buffers_size;
+  node.pid_ = request.sender_pid;
+  node.async_transaction_ = request.is_async;
+  node.oneway_spam_suspect_ = false;
+  node.transaction = nullptr;
+  node.target_node = nullptr;
+  node.debug_id = 0;
+  node.clear_on_free = false;
+  node.allow_user_free.store(false, std::memory_order_relaxed);
+  if (request.is_async) {
+    free_async_space_ -= size;
+    std::string warning;
+    node.oneway_spam_suspect_ = low_async_space_locked(request.sender_pid, warning);
+    if (!warning.empty()) attempt.log.push_back(std::move(warning));
+  }
+  attempt.node = &node;
+  return attempt;
+}
+
+bool Allocator::take_pages(const BufferNode& node, PageRun& run) {
+  std::size_t first = first_page(node), last = last_page(node);
+  for (std::size_t index = first; index <= last; ++index) run.push_back(&pages_.get(index));
+  sync::LockGuard lru(lru_.lock_);
+  for (std::size_t i = 0; i < run.size(); ++i) {
+    Page& page = *run[i];
+    if (page.users_ > 0) {  // shared with an allocated neighbour: already active
+      ++page.users_;
+      continue;
+    }
+    if (lru_.on_lru(page)) {
+      lru_.remove(page);
+    } else if (variant_.lock == LockVariant::spin_install && lru_.isolated(page)) {
+      put_pages_locked_lru(first, first + i);
+      return false;
+    }
+    // Otherwise the page is free and gets installed. (Under `spin` an isolated page lands here
+    // too: the shrinker already marked it not installed but has not punched it yet.)
+    page.users_ = 1;
+  }
+  return true;
+}
+
+void Allocator::put_pages(std::size_t first, std::size_t last) {
+  sync::LockGuard lru(lru_.lock_);
+  put_pages_locked_lru(first, last);
+}
+
+void Allocator::put_pages_locked_lru(std::size_t first, std::size_t end) {
+  for (std::size_t index = first; index < end; ++index) {
+    Page& page = *pages_.find(index);
+    // The last buffer on this page is gone: an installed page waits on the LRU (S9.5).
+    if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) && !lru_.on_lru(page))
+      lru_.add(page);
+  }
+}
+
+int Allocator::install_pages(const PageRun& run) {
+  for (std::size_t i = 0; i < run.size();) {
+    if (run[i]->installed_.load(std::memory_order_acquire)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;  // a run of consecutive missing pages: one system call
+    while (j < run.size() && !run[j]->installed_.load(std::memory_order_acquire)) ++j;
+    if (!is_mapped()) return -ESRCH;  // S9.5: the mapping went away
+    std::size_t first = run[i]->index();
+    // The only way this fails is the memfd not getting memory (memcg limit): ENOMEM, which the
+    // engine answers with BR_FAILED_REPLY (S9.5).
+    if (populate(file_.data() + first * page_size_, (j - i) * page_size_, page_size_) != 0)
+      return -ENOMEM;
+    for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);
+    std::size_t high = run[j - 1]->index() + 1;
+    std::size_t seen = pages_high_.load(std::memory_order_relaxed);
+    while (seen < high && !pages_high_.compare_exchange_weak(seen, high)) {
+    }
+    i = j;
+  }
+  return 0;
+}
+
+bool Allocator::low_async_space_locked(pid_t sender_pid, std::string& warning) {
+  // S9.7: only watch for spammers once less than 20% of the async budget (10% of the space)
+  // is left, and blame the sender whose allocation crossed the line.
+  if (free_async_space_ >= buffer_size_ / 10) {
+    oneway_spam_detected_ = false;
+    return false;
+  }
+  std::size_t buffers = 0, bytes = 0;
+  space_.for_each_allocated([&](const BufferNode& node) {
+    if (node.pid() != sender_pid || !node.async_transaction()) return;
+    ++buffers;
+    bytes += node.size();
+  });
+  if (buffers <= 50 && bytes <= buffer_size_ / 4) return false;
+  warning = format("%d: pid %d spamming oneway? %zu buffers allocated for a total size of %zu",
+                   options_.pid, sender_pid, buffers, bytes);
+  if (oneway_spam_detected_) return false;
+  oneway_spam_detected_ = true;
+  return true;
+}
+
+FreeLookup Allocator::prepare_to_free(std::uint64_t user_address) {
+  std::uint64_t start = vm_start();
+  if (user_address < start) return {nullptr, -ENOENT};
+  return prepare_to_free_offset(static_cast<std::size_t>(user_address - start));
+}
+
+FreeLookup Allocator::prepare_to_free_offset(std::size_t offset) {
+  sync::LockGuard guard(lock_);
+  return prepare_to_free_locked(offset);
+}
+
+FreeLookup Allocator::prepare_to_free_locked(std::size_t offset) {
+  BufferNode* node = space_.find_allocated(offset);
+  if (!node) return {nullptr, -ENOENT};
+  // S11.1: never handed out yet, or a free already in progress.
+  if (!node->allow_user_free.exchange(false, std::memory_order_acq_rel)) return {nullptr, -EPERM};
+  return {node, 0};
+}
+
+void Allocator::clear_buffer(const Buffer& buffer) const {
+  std::memset(file_.data() + buffer.offset(), 0, buffer.size());
+}
+
+void Allocator::free_buffer(Buffer& buffer) {
+  auto& node = static_cast<BufferNode&>(buffer);
+  // S9.10. Outside the lock, as in the kernel: the buffer is ours until free_locked.
+  if (node.clear_on_free) {
+    clear_buffer(node);
+    node.clear_on_free = false;
+  }
+  sync::LockGuard guard(lock_);
+  free_locked(node);
+}
+
+void Allocator::free_locked(BufferNode& node) {
+  if (node.async_transaction()) free_async_space_ += node.size();  // S9.6, S11.11
+  put_pages(first_page(node), last_page(node) + 1);
+  space_.release(node);
+}
+
+int Allocator::copy_to_buffer(const Buffer& buffer, std::size_t buffer_offset, const void* src,
+                              std::size_t bytes) const {
+  if (bytes > buffer.size() || buffer_offset > buffer.size() - bytes || buffer_offset % 4 != 0)
+    return -EINVAL;
+  std::memcpy(file_.data() + buffer.offset() + buffer_offset, src, bytes);
+  return 0;
+}
+
+int Allocator::copy_from_buffer(const Buffer& buffer, std::size_t buffer_offset, void* dst,
+                                std::size_t bytes) const {
+  if (bytes > buffer.size() || buffer_offset > buffer.size() - bytes || buffer_offset % 4 != 0)
+    return -EINVAL;
+  std::memcpy(dst, file_.data() + buffer.offset() + buffer_offset, bytes);
+  return 0;
+}
+
+PageState Allocator::page_state_locked(const Page* page) const {
+  if (!page) return PageState::free;
+  if (lru_.on_lru(*page)) return PageState::lru;
+  // An isolated page is on its way out: count it free, as the kernel does once it cleared
+  // the page pointer.
+  if (page->installed_.load(std::memory_order_acquire) && !lru_.isolated(*page))
+    return PageState::active;
+  return PageState::free;
+}
+
+PageState Allocator::page_state(std::size_t index) const {
+  sync::LockGuard guard(lock_);
+  sync::LockGuard lru(lru_.lock_);
+  return page_state_locked(pages_.find(index));
+}
+
+void Allocator::page_states(std::span<PageState> out) const {
+  sync::LockGuard guard(lock_);
+  sync::LockGuard lru(lru_.lock_);
+  for (std::size_t index = 0; index < out.size(); ++index)
+    out[index] = page_state_locked(pages_.find(index));
+}
+
+AllocatorStats Allocator::stats() const {
+  AllocatorStats stats;
+  sync::LockGuard guard(lock_);
+  static_cast<SpaceTotals&>(stats) = space_.totals();
+  stats.size = buffer_size_;
+  stats.free_async_space = free_async_space_;
+  stats.pages_high = pages_high_.load(std::memory_order_relaxed);
+  stats.page_metadata_bytes = pages_.metadata_bytes();
+  sync::LockGuard lru(lru_.lock_);
+  for (std::size_t index = 0; index < pages_.page_count(); ++index) {
+    switch (page_state_locked(pages_.find(index))) {
+      case PageState::active:
+        ++stats.pages.active;
+        break;
+      case PageState::lru:
+        ++stats.pages.lru;
+        break;
+      case PageState::free:
+        ++stats.pages.free;
+        break;
+    }
+  }
+  return stats;
+}
+
+std::size_t Allocator::allocated_count() const {
+  sync::LockGuard guard(lock_);
+  return space_.totals().allocated_buffers;
+}
+
+void Allocator::for_each_allocated(const std::function<void(const Buffer&)>& visit) const {
+  sync::LockGuard guard(lock_);
+  space_.for_each_allocated([&](const BufferNode& node) { visit(node); });
+}
+
+void Allocator::release() {
+  unmap();
+  {
+    sync::LockGuard guard(lock_);
+    if (released_) return;
+    released_ = true;
+    while (BufferNode* node = space_.first_allocated()) {
+      if (node->clear_on_free) clear_buffer(*node);  // S1.9 step 8, S9.10
+      node->clear_on_free = false;
+      free_locked(*node);
+    }
+    sync::LockGuard lru(lru_.lock_);
+    detached_ = true;
+    for (std::size_t index = 0; index < pages_.page_count(); ++index) {
+      Page* page = pages_.find(index);
+      if (page && lru_.on_lru(*page)) lru_.remove(*page);
+    }
+  }
+  wait_for_reclaims();
+  sync::LockGuard guard(lock_);
+  if (buffer_size_ > 0) file_.punch_hole(0, buffer_size_);
+  pages_.for_each_existing(
+      [](Page& page) { page.installed_.store(false, std::memory_order_relaxed); });
+}
+
+void Allocator::wait_for_reclaims() {
+  for (;;) {
+    {
+      sync::LockGuard lru(lru_.lock_);
+      if (reclaims_in_flight_ == 0) return;
+    }
+    sched_yield();
+  }
+}
+
+// The shrinker's callback, per variant (binder_alloc_free_page and its spin-era forms).
+bool Allocator::begin_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+  if (detached_) return false;
+  switch (variant_.lock) {
+    case LockVariant::mutex:
+      // Held until the page is punched, so no allocation can see the page half reclaimed.
+      if (!lock_.try_lock()) return false;
+      break;
+    case LockVariant::spin:
+      // The metadata is updated under the spinlock, but the punch comes later, unlocked: an
+      // allocation in between sees a free page, reuses it, and loses what it writes.
+      if (!lock_.try_lock()) return false;
+      page.installed_.store(false, std::memory_order_release);
+      lock_.unlock();
+      break;
+    case LockVariant::spin_install:
+      // Held across clear-and-punch; allocations that meet the isolated page wait on it.
+      if (!install_lock_.try_lock()) return false;
+      break;
+  }
+  lru_.isolate(page);
+  ++reclaims_in_flight_;
+  return true;
+}
+
+void Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+  if (variant_.lock != LockVariant::spin) page.installed_.store(false, std::memory_order_release);
+  file_.punch_hole(page.index() * page_size_, page_size_);
+  {
+    sync::LockGuard lru(lru_.lock_);
+    lru_.end_isolation(page);
+  }
+  if (variant_.lock == LockVariant::mutex) lock_.unlock();
+  if (variant_.lock == LockVariant::spin_install) install_lock_.unlock();
+  // The last touch of this allocator: release() may destroy it as soon as this reaches zero.
+  sync::LockGuard lru(lru_.lock_);
+  --reclaims_in_flight_;
+}
+
+}  // namespace cused::core::alloc

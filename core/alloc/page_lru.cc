@@ -1,0 +1,71 @@
+#include "core/alloc/page_lru.h"
+
+#include <cassert>
+
+#include "core/alloc/allocator.h"
+
+namespace cused::core::alloc {
+
+PageLru::~PageLru() {
+  // Every Allocator takes its pages off in release(); a page left here would dangle.
+  sync::LockGuard guard(lock_);
+  assert(list_.empty());
+  list_.clear();
+}
+
+std::size_t PageLru::size() const {
+  sync::LockGuard guard(lock_);
+  return list_.size();
+}
+
+ReclaimResult PageLru::reclaimed_total() const {
+  sync::LockGuard guard(lock_);
+  return total_;
+}
+
+void PageLru::set_reclaim_hook(ReclaimHook hook) {
+  sync::LockGuard guard(lock_);
+  hook_ = std::move(hook);
+}
+
+void PageLru::isolate(Page& page) {
+  remove(page);
+  page.isolated_ = true;
+}
+
+ReclaimResult PageLru::reclaim(std::size_t max_pages) {
+  ReclaimResult result;
+  lock_.lock();
+  ReclaimHook hook = hook_;
+  // Like list_lru_walk: visit at most max_pages entries from the cold end. A page whose
+  // allocator is busy stays where it is (LRU_SKIP); after a reclaim the walk restarts from the
+  // head because the lock was dropped (LRU_REMOVED_RETRY).
+  std::size_t visited = 0;
+  auto it = list_.begin();
+  while (visited < max_pages && it != list_.end()) {
+    ++visited;
+    Page& page = *it;
+    Allocator& owner = page.owner();
+    owner.assert_lru_locked(*this);
+    if (!owner.begin_reclaim(page)) {
+      ++result.skipped;
+      ++it;
+      continue;
+    }
+    lock_.unlock();
+    if (hook) hook(ReclaimPoint{owner, page.index()});
+    std::size_t page_size = owner.page_size();
+    owner.finish_reclaim(page);
+    ++result.pages;
+    result.bytes += page_size;
+    lock_.lock();
+    it = list_.begin();
+  }
+  total_.pages += result.pages;
+  total_.bytes += result.bytes;
+  total_.skipped += result.skipped;
+  lock_.unlock();
+  return result;
+}
+
+}  // namespace cused::core::alloc
