@@ -34,6 +34,9 @@ constexpr fuse_ino_t kFirstDeviceIno = fuse_ino_t{1} << 32;
 constexpr const char* kControlName = "binder-control";
 constexpr const char* kFeaturesName = "features";
 constexpr std::string_view kFeatureContent = "1\n";
+// The smallest request buffer the kernel accepts: FUSE over io_uring refuses ring entries
+// smaller than FUSE_MIN_READ_BUFFER (8 KiB) or max_pages pages.
+constexpr unsigned kMaxRequestPayload = 8192;
 
 Filesystem& self(fuse_req_t req) { return *static_cast<Filesystem*>(fuse_req_userdata(req)); }
 OpenFile& file_of(fuse_file_info* fi) { return *reinterpret_cast<OpenFile*>(fi->fh); }
@@ -318,6 +321,7 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
   if (fi->fh == 0) return static_cast<void>(fuse_reply_err(req, ENOTTY));
   OpenFile& file = file_of(fi);
   if (!file.proc()) return control_ioctl(req, cmd, in, in_size);
+  if (fuse_req_is_uring(req)) uring_ioctls_.fetch_add(1, std::memory_order_relaxed);
   const fuse_ctx* ctx = fuse_req_ctx(req);
   core::IoctlRequest request{file.thread_group_of(ctx->pid),
                              ctx->pid,
@@ -368,6 +372,9 @@ void op_init(void*, fuse_conn_info* conn) {
     fuse_log(FUSE_LOG_ERR, "cused: this kernel's FUSE has no passthrough (Linux >= 6.9)\n");
   // Binder nodes are not data files: no page cache, no readahead or writeback of ours.
   fuse_unset_feature_flag(conn, FUSE_CAP_WRITEBACK_CACHE);
+  // No request carries more than a 264-byte ioctl argument or a feature file, so small request
+  // buffers suffice; they size every worker thread's and every io_uring entry's buffer.
+  conn->max_write = kMaxRequestPayload;
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {

@@ -57,6 +57,8 @@ class Filesystem {
   // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
   // FUSE file).
   void set_mount_device(dev_t dev) { mount_device_.store(dev, std::memory_order_relaxed); }
+  // ioctls that arrived over FUSE io_uring rather than /dev/fuse reads (proof of the mode).
+  std::uint64_t uring_ioctls() const { return uring_ioctls_.load(std::memory_order_relaxed); }
   // Open device files (procs) right now; for tests, stats and leak checks.
   std::size_t open_procs() const;
   // Calls `visit` for every open proc of thread group `pid` (tests poke at a proc's memfd).
@@ -100,6 +102,7 @@ class Filesystem {
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
   std::atomic<dev_t> mount_device_{0};
+  std::atomic<std::uint64_t> uring_ioctls_{0};
 
   mutable sync::Mutex lock_;  // guards the namespace: devices, inodes, open files
   std::vector<DeviceEntry> devices_ CUSED_GUARDED_BY(lock_);

@@ -18,9 +18,13 @@ namespace cused::binderfs {
 
 namespace {
 
-// Enough ring entries per queue that parked binder reads (one entry each) cannot starve the
-// requests that would wake them.
-constexpr unsigned kDefaultUringDepth = 512;
+// Ring entries per queue (one queue per CPU). A parked binder read holds its entry until work
+// arrives; when every entry of a queue is parked, the next request from that CPU (possibly the
+// one that would wake them) waits in the kernel forever. So the depth must exceed the number of
+// binder threads that can sit in a read at once: libbinder pools are 16 threads per process,
+// so 1024 covers 64 such processes per CPU. With max_write capped (Filesystem's init), an entry
+// costs two pages of address space, touched only when used.
+constexpr unsigned kDefaultUringDepth = 1024;
 
 // The device number of the mount at `canonical_path`, from /proc/self/mountinfo (the last,
 // topmost entry).

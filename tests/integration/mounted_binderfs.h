@@ -5,8 +5,11 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
@@ -15,7 +18,8 @@ namespace cused::testing {
 
 class MountedBinderfs {
  public:
-  explicit MountedBinderfs(binderfs::FilesystemOptions options = {});
+  explicit MountedBinderfs(binderfs::FilesystemOptions options = {},
+                           binderfs::MountOptions mount_options = {});
   ~MountedBinderfs();
 
   const std::string& dir() const { return dir_; }
@@ -25,9 +29,19 @@ class MountedBinderfs {
   bool wait_for_open_procs(std::size_t count, int timeout_ms = 5000) const;
 
  private:
+  // A test process that is its own FUSE daemon cannot be killed while a thread waits on the
+  // mount (exit waits for the thread, the thread for the daemon, which is exiting). So a hung
+  // test is ended from inside: abort the FUSE connection, which fails every waiting request,
+  // then abort the process.
+  void watch(std::chrono::seconds limit);
+
   std::string dir_;
   std::unique_ptr<binderfs::Filesystem> filesystem_;
   std::unique_ptr<binderfs::Mount> mount_;
+  std::mutex watchdog_lock_;
+  std::condition_variable watchdog_wake_;
+  bool finished_ = false;  // guarded by watchdog_lock_
+  std::thread watchdog_;
 };
 
 // Makes a fresh temporary directory and returns its path.

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "client/cused_differences.h"
 #include "uapi/binder.h"
 
 namespace {
@@ -73,12 +74,14 @@ TEST_F(BinderSmoke, VersionIsProtocol8_S2_7) {
 }
 
 TEST_F(BinderSmoke, WritableMmapFailsWithEperm_S1_4) {
+  CUSED_SKIP_WHERE_CUSED_DIFFERS(g_device, "S1.4");
   Mapping writable(fd_.get(), PROT_READ | PROT_WRITE);
   EXPECT_FALSE(writable.ok());
   EXPECT_EQ(errno, EPERM);
 }
 
 TEST_F(BinderSmoke, FailedMmapDoesNotUseUpTheOnlyMmap_S1_4) {
+  CUSED_SKIP_WHERE_CUSED_DIFFERS(g_device, "S1.4");
   Mapping writable(fd_.get(), PROT_READ | PROT_WRITE);
   ASSERT_FALSE(writable.ok());
   Mapping readable(fd_.get(), PROT_READ);
@@ -86,6 +89,7 @@ TEST_F(BinderSmoke, FailedMmapDoesNotUseUpTheOnlyMmap_S1_4) {
 }
 
 TEST_F(BinderSmoke, SecondMmapFailsWithEbusy_S1_4) {
+  CUSED_SKIP_WHERE_CUSED_DIFFERS(g_device, "S1.4");
   Mapping first(fd_.get(), PROT_READ);
   ASSERT_TRUE(first.ok()) << std::strerror(errno);
   Mapping second(fd_.get(), PROT_READ);
@@ -94,6 +98,7 @@ TEST_F(BinderSmoke, SecondMmapFailsWithEbusy_S1_4) {
 }
 
 TEST_F(BinderSmoke, MappingCannotBeMadeWritable_S1_4) {
+  CUSED_SKIP_WHERE_CUSED_DIFFERS(g_device, "S1.4");
   Mapping mapping(fd_.get(), PROT_READ);
   ASSERT_TRUE(mapping.ok()) << std::strerror(errno);
   EXPECT_EQ(::mprotect(mapping.addr(), kMapSize, PROT_READ | PROT_WRITE), -1);
