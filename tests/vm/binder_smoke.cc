@@ -53,7 +53,7 @@ class Mapping {
   void* addr_;
 };
 
-// Returns 0 or the errno of a BINDER_WRITE_READ that only reads; bwr is what the driver copied back.
+// A BINDER_WRITE_READ that only reads: 0 or its errno; bwr is what the driver copied back.
 int ReadOnly(int fd, binder_write_read& bwr, std::uint32_t (&buffer)[8]) {
   bwr = {};
   bwr.read_size = sizeof(buffer);
