@@ -10,9 +10,9 @@
 namespace cused::core {
 
 struct ClientMapping {
-  std::uint64_t start = 0;   // vm_start: what BR_TRANSACTION buffer pointers are relative to
-  std::size_t length = 0;    // the vma length; core uses min(length, 4 MiB) (S1.4)
-  bool writable = false;     // S1.4: the kernel refuses PROT_WRITE; cused treats it as unmapped
+  std::uint64_t start = 0;  // vm_start: what BR_TRANSACTION buffer pointers are relative to
+  std::size_t length = 0;   // the vma length; core uses min(length, 4 MiB) (S1.4)
+  bool writable = false;    // S1.4: the kernel refuses PROT_WRITE; cused treats it as unmapped
 };
 
 class MappingFinder {
