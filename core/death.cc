@@ -6,7 +6,8 @@ namespace cused::core {
 
 // S7.1: a registration on a dead node fires at once.
 void Proc::request_death_notification(Thread&, const binder_handle_cookie& hc) {
-  auto death = std::make_shared<Death>(hc.cookie);
+  const binder_uintptr_t cookie = hc.cookie;  // binder_handle_cookie is packed
+  auto death = std::make_shared<Death>(cookie);
   sync::LockGuard outer(outer_lock_);
   Ref* ref = get_ref(hc.handle, false);
   if (!ref) return;  // "invalid ref": a soft error

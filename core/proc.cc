@@ -152,6 +152,14 @@ std::optional<Proc::NodeCounts> Proc::node_counts(binder_uintptr_t ptr) const {
                     node->local_weak_refs, node->internal_strong_refs, node->refs.size()};
 }
 
+std::optional<std::uint32_t> Proc::thread_looper(pid_t tid) const {
+  sync::LockGuard guard(inner_lock_);
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) return std::nullopt;
+  assume_locked(*it->second);
+  return it->second->looper;
+}
+
 std::optional<std::pair<std::uint32_t, std::uint32_t>> Proc::ref_counts(std::uint32_t desc) const {
   sync::LockGuard guard(outer_lock_);
   auto it = refs_by_desc_.find(desc);

@@ -139,6 +139,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
     std::size_t refs;
   };
   std::optional<NodeCounts> node_counts(binder_uintptr_t ptr) const;
+  // S8.1 looper flags of thread `tid`, if the proc has that thread.
+  std::optional<std::uint32_t> thread_looper(pid_t tid) const;
   // {strong, weak} of this proc's handle `desc`, if it exists.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> ref_counts(std::uint32_t desc) const;
 
