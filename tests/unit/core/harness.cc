@@ -222,6 +222,7 @@ class TestCompletion final : public Completion {
     if (out.size() == sizeof state_->bwr) std::memcpy(&state_->bwr, out.data(), out.size());
     state_->completion = nullptr;
     state_->done = true;
+    state_->done.notify_all();
   }
   UserMemory& user_memory() override { return memory_; }
 
@@ -266,6 +267,7 @@ std::vector<Br> parse(const std::byte* data, std::size_t size) {
 }  // namespace
 
 bool Call::done() const { return state->done; }
+void Call::wait() const { state->done.wait(false); }
 long Call::result() const { return state->result; }
 const binder_write_read& Call::bwr() const { return state->bwr; }
 

@@ -114,6 +114,8 @@ struct Call {
   std::shared_ptr<State> state;
 
   bool done() const;
+  // Blocks the calling test thread (never the engine) until the call finished.
+  void wait() const;
   long result() const;
   const binder_write_read& bwr() const;
   // The items the read returned (read_consumed bytes).
