@@ -194,6 +194,7 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
     // spin_install met a page the shrinker isolated: undo the split and everything else, then
     // the caller waits for the shrinker and starts over.
     space_.release(node);
+    ++reclaim_conflicts_;
     if (!spare) spare = std::make_unique<BufferNode>();
     attempt.pages.clear();
     attempt.retry = true;
@@ -389,6 +390,7 @@ AllocatorStats Allocator::stats() const {
   stats.free_async_space = free_async_space_;
   stats.pages_high = pages_high_.load(std::memory_order_relaxed);
   stats.page_metadata_bytes = pages_.metadata_bytes();
+  stats.reclaim_conflicts = reclaim_conflicts_;
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t index = 0; index < pages_.page_count(); ++index) {
     switch (page_state_locked(pages_.find(index))) {

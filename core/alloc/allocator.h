@@ -88,6 +88,8 @@ struct AllocatorStats : SpaceTotals {
   PageCounts pages;            // S9.12 "pages: active:lru:free"
   std::size_t pages_high = 0;  // S9.12: highest page index ever installed + 1
   std::size_t page_metadata_bytes = 0;
+  // spin_install: allocations that met a page the shrinker had isolated, rolled back and waited.
+  std::uint64_t reclaim_conflicts = 0;
 };
 
 // S9.8: "allocated: N (num: N largest: N), free: N (num: N largest: N)".
@@ -229,6 +231,7 @@ class Allocator {
   std::size_t buffer_size_ CUSED_GUARDED_BY(lock_) = 0;
   std::size_t free_async_space_ CUSED_GUARDED_BY(lock_) = 0;
   bool oneway_spam_detected_ CUSED_GUARDED_BY(lock_) = false;
+  std::uint64_t reclaim_conflicts_ CUSED_GUARDED_BY(lock_) = 0;
   bool ever_mapped_ CUSED_GUARDED_BY(lock_) = false;
   bool released_ CUSED_GUARDED_BY(lock_) = false;
   // Reclaims of this allocator's pages between begin_reclaim and the end of finish_reclaim;
