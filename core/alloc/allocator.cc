@@ -142,7 +142,9 @@ NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets
   if (variant_.lock == LockVariant::spin) {
     // The racy design: nothing orders this with a reclaim of the same page.
     error = install_pages(attempt.pages);
-  } else if (variant_.lock == LockVariant::spin_install) {
+  } else if (variant_.lock == LockVariant::spin_install && !all_installed(attempt.pages)) {
+    // Pages that are installed now stay installed: take_pages() saw none of them isolated and
+    // they are ours now, so the shrinker cannot pick them. Only a missing page needs the lock.
     sync::LockGuard install(install_lock_);
     error = install_pages(attempt.pages);
   }  // mutex: installed under lock_ in try_new_buffer
@@ -256,6 +258,12 @@ void Allocator::put_pages_locked_lru(std::size_t first, std::size_t end) {
     if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) && !lru_.on_lru(page))
       lru_.add(page);
   }
+}
+
+bool Allocator::all_installed(const PageRun& run) {
+  return std::all_of(run.begin(), run.end(), [](const Page* page) {
+    return page->installed_.load(std::memory_order_acquire);
+  });
 }
 
 int Allocator::install_pages(const PageRun& run) {

@@ -190,6 +190,7 @@ class Allocator {
   void put_pages(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_);
   void put_pages_locked_lru(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_, lru_.lock_);
   int install_pages(const PageRun& run);
+  static bool all_installed(const PageRun& run);
   PageState page_state_locked(const Page* page) const CUSED_REQUIRES(lock_, lru_.lock_);
   bool low_async_space_locked(pid_t sender_pid, std::string& warning) CUSED_REQUIRES(lock_);
   void free_locked(BufferNode& node) CUSED_REQUIRES(lock_);
