@@ -185,7 +185,10 @@ class Allocator {
       CUSED_EXCLUDES(lock_);
   Attempt new_buffer_locked(const Request& request, std::unique_ptr<BufferNode>& spare)
       CUSED_REQUIRES(lock_);
-  bool take_pages(const BufferNode& node, PageRun& run) CUSED_REQUIRES(lock_);
+  // One more user for each page of `run` (pages first, first + 1, ...): pages leave the LRU,
+  // free pages are left for installation. False (and nothing changed) when spin_install meets a
+  // page the shrinker has isolated.
+  bool take_pages(std::size_t first, const PageRun& run) CUSED_REQUIRES(lock_);
   // Drops one user of pages [first, end); pages nobody uses any more go on the LRU.
   void put_pages(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_);
   void put_pages_locked_lru(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_, lru_.lock_);
