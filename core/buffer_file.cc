@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <system_error>
+#include <vector>
 
 namespace cused::core {
 
@@ -42,6 +43,16 @@ int BufferFile::punch_hole(std::size_t offset, std::size_t len) {
 bool BufferFile::page_resident(std::size_t offset) const {
   off_t data = lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
   return data == static_cast<off_t>(offset);
+}
+
+long BufferFile::resident_pages(std::size_t offset, std::size_t len) const {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (offset % page != 0 || offset > size_ || len > size_ - offset) return -EINVAL;
+  std::vector<unsigned char> residency((len + page - 1) / page);
+  if (mincore(data_ + offset, len, residency.data()) != 0) return -errno;
+  long resident = 0;
+  for (unsigned char flags : residency) resident += flags & 1;
+  return resident;
 }
 
 }  // namespace cused::core

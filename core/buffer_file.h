@@ -29,6 +29,10 @@ class BufferFile {
   int punch_hole(std::size_t offset, std::size_t len);
   // Whether the page at `offset` is resident (SEEK_DATA on the memfd); for tests and stats.
   bool page_resident(std::size_t offset) const;
+  // How many pages of [offset, offset + len) are resident in the memfd's page cache (mincore on
+  // the daemon's mapping, which for a shared memfd mapping reports the file's pages whether or
+  // not this mapping has touched them). For tests and stats; -errno on failure.
+  long resident_pages(std::size_t offset, std::size_t len) const;
 
  private:
   BufferFile(int fd, std::byte* data, std::size_t size) : fd_(fd), data_(data), size_(size) {}

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace cused::core::alloc {
 
@@ -123,44 +124,48 @@ NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets
   }
   std::size_t size = sanitized_size(data_size, offsets_size, extra_buffers_size);
   if (size == 0) return {nullptr, -EINVAL};  // S4.10, S11.14
-  // Like the kernel, allocate the node a split may need before taking the lock.
-  auto spare = std::make_unique<BufferNode>();
+  const Request request{size, data_size, offsets_size, extra_buffers_size, is_async, sender_pid};
   Attempt attempt;
-  for (;;) {
-    attempt = try_new_buffer(size, is_async, sender_pid, spare);
-    if (!attempt.retry) break;
-    // spin_install: the shrinker holds the install lock from isolating a page until it is
-    // punched; once we get it, that page is free and can be installed afresh.
-    install_lock_.lock();
-    install_lock_.unlock();
+  try {
+    // Like the kernel, allocate the node a split may need before taking the lock.
+    auto spare = std::make_unique<BufferNode>();
+    for (;;) {
+      attempt = try_new_buffer(request, spare);
+      if (!attempt.retry) break;
+      // spin_install: the shrinker holds the install lock from isolating a page until it is
+      // punched; once we get it, that page is free and can be installed afresh.
+      install_lock_.lock();
+      install_lock_.unlock();
+    }
+  } catch (const std::bad_alloc&) {
+    // Only the node or lazy page metadata can fail, before anything changed (S9.5: ENOMEM).
+    return {nullptr, -ENOMEM};
   }
   for (const std::string& line : attempt.log) emit(line);
   if (!attempt.node) return {nullptr, attempt.error};
 
-  int error = attempt.error;
+  int error = 0;
   if (variant_.lock == LockVariant::spin) {
     // The racy design: nothing orders this with a reclaim of the same page.
     error = install_pages(attempt.pages);
-  } else if (variant_.lock == LockVariant::spin_install) {
+  } else if (variant_.lock == LockVariant::spin_install && !all_installed(attempt.pages)) {
+    // Pages that are installed now stay installed: take_pages() saw none of them isolated and
+    // they are ours now, so the shrinker cannot pick them. Only a missing page needs the lock.
     sync::LockGuard install(install_lock_);
     error = install_pages(attempt.pages);
   }  // mutex: installed under lock_ in try_new_buffer
   if (error != 0) {
-    if (attempt.node->clear_on_free) attempt.node->clear_on_free = false;
     sync::LockGuard guard(lock_);
     free_locked(*attempt.node);
     return {nullptr, error};
   }
-  attempt.node->data_size_ = data_size;
-  attempt.node->offsets_size_ = offsets_size;
-  attempt.node->extra_buffers_size_ = extra_buffers_size;
   return {attempt.node, 0};
 }
 
-Allocator::Attempt Allocator::try_new_buffer(std::size_t size, bool is_async, pid_t sender_pid,
+Allocator::Attempt Allocator::try_new_buffer(const Request& request,
                                              std::unique_ptr<BufferNode>& spare) {
   sync::LockGuard guard(lock_);
-  Attempt attempt = new_buffer_locked(size, is_async, sender_pid, spare);
+  Attempt attempt = new_buffer_locked(request, spare);
   if (attempt.node && variant_.lock == LockVariant::mutex) {
     // The baseline: one sleeping lock across metadata and installation.
     attempt.error = install_pages(attempt.pages);
@@ -172,14 +177,15 @@ Allocator::Attempt Allocator::try_new_buffer(std::size_t size, bool is_async, pi
   return attempt;
 }
 
-Allocator::Attempt Allocator::new_buffer_locked(std::size_t size, bool is_async, pid_t sender_pid,
+Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
                                                 std::unique_ptr<BufferNode>& spare) {
   Attempt attempt;
   if (!is_mapped()) {  // unmapped since the check in new_buffer
     attempt.error = -ESRCH;
     return attempt;
   }
-  if (is_async && free_async_space_ < size) {  // S9.6
+  const std::size_t size = request.size;
+  if (request.is_async && free_async_space_ < size) {  // S9.6
     attempt.error = -ENOSPC;
     return attempt;
   }
@@ -191,37 +197,44 @@ Allocator::Attempt Allocator::new_buffer_locked(std::size_t size, bool is_async,
     attempt.error = -ENOSPC;
     return attempt;
   }
+  // Page metadata first (a lazy table may allocate, and nothing has changed yet if it throws).
+  const std::size_t first = best->offset() / page_size_;
+  const std::size_t last = (best->offset() + size - 1) / page_size_;
+  for (std::size_t index = first; index <= last; ++index)
+    attempt.pages.push_back(&pages_.get(index));
   BufferNode& node = *space_.take(*best, size, spare);
-  if (!take_pages(node, attempt.pages)) {
+  if (!take_pages(first, attempt.pages)) {
     // spin_install met a page the shrinker isolated: undo the split and everything else, then
     // the caller waits for the shrinker and starts over.
     space_.release(node);
+    ++reclaim_conflicts_;
     if (!spare) spare = std::make_unique<BufferNode>();
     attempt.pages.clear();
     attempt.retry = true;
     return attempt;
   }
-  node.pid_ = sender_pid;
-  node.async_transaction_ = is_async;
+  node.data_size_ = request.data_size;
+  node.offsets_size_ = request.offsets_size;
+  node.extra_buffers_size_ = request.extra_buffers_size;
+  node.pid_ = request.sender_pid;
+  node.async_transaction_ = request.is_async;
   node.oneway_spam_suspect_ = false;
   node.transaction = nullptr;
   node.target_node = nullptr;
   node.debug_id = 0;
   node.clear_on_free = false;
   node.allow_user_free.store(false, std::memory_order_relaxed);
-  if (is_async) {
+  if (request.is_async) {
     free_async_space_ -= size;
     std::string warning;
-    node.oneway_spam_suspect_ = low_async_space_locked(sender_pid, warning);
+    node.oneway_spam_suspect_ = low_async_space_locked(request.sender_pid, warning);
     if (!warning.empty()) attempt.log.push_back(std::move(warning));
   }
   attempt.node = &node;
   return attempt;
 }
 
-bool Allocator::take_pages(const BufferNode& node, PageRun& run) {
-  std::size_t first = first_page(node), last = last_page(node);
-  for (std::size_t index = first; index <= last; ++index) run.push_back(&pages_.get(index));
+bool Allocator::take_pages(std::size_t first, const PageRun& run) {
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t i = 0; i < run.size(); ++i) {
     Page& page = *run[i];
@@ -254,6 +267,12 @@ void Allocator::put_pages_locked_lru(std::size_t first, std::size_t end) {
     if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) && !lru_.on_lru(page))
       lru_.add(page);
   }
+}
+
+bool Allocator::all_installed(const PageRun& run) {
+  return std::all_of(run.begin(), run.end(), [](const Page* page) {
+    return page->installed_.load(std::memory_order_acquire);
+  });
 }
 
 int Allocator::install_pages(const PageRun& run) {
@@ -357,17 +376,27 @@ int Allocator::copy_from_buffer(const Buffer& buffer, std::size_t buffer_offset,
   return 0;
 }
 
-PageState Allocator::page_state(std::size_t index) const {
-  sync::LockGuard guard(lock_);
-  const Page* page = pages_.find(index);
+PageState Allocator::page_state_locked(const Page* page) const {
   if (!page) return PageState::free;
-  sync::LockGuard lru(lru_.lock_);
   if (lru_.on_lru(*page)) return PageState::lru;
   // An isolated page is on its way out: count it free, as the kernel does once it cleared
   // the page pointer.
   if (page->installed_.load(std::memory_order_acquire) && !lru_.isolated(*page))
     return PageState::active;
   return PageState::free;
+}
+
+PageState Allocator::page_state(std::size_t index) const {
+  sync::LockGuard guard(lock_);
+  sync::LockGuard lru(lru_.lock_);
+  return page_state_locked(pages_.find(index));
+}
+
+void Allocator::page_states(std::span<PageState> out) const {
+  sync::LockGuard guard(lock_);
+  sync::LockGuard lru(lru_.lock_);
+  for (std::size_t index = 0; index < out.size(); ++index)
+    out[index] = page_state_locked(pages_.find(index));
 }
 
 AllocatorStats Allocator::stats() const {
@@ -378,17 +407,19 @@ AllocatorStats Allocator::stats() const {
   stats.free_async_space = free_async_space_;
   stats.pages_high = pages_high_.load(std::memory_order_relaxed);
   stats.page_metadata_bytes = pages_.metadata_bytes();
-  stats.pages.free = pages_.page_count();
+  stats.reclaim_conflicts = reclaim_conflicts_;
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t index = 0; index < pages_.page_count(); ++index) {
-    const Page* page = pages_.find(index);
-    if (!page) continue;
-    if (lru_.on_lru(*page)) {
-      ++stats.pages.lru;
-      --stats.pages.free;
-    } else if (page->installed_.load(std::memory_order_acquire) && !lru_.isolated(*page)) {
-      ++stats.pages.active;
-      --stats.pages.free;
+    switch (page_state_locked(pages_.find(index))) {
+      case PageState::active:
+        ++stats.pages.active;
+        break;
+      case PageState::lru:
+        ++stats.pages.lru;
+        break;
+      case PageState::free:
+        ++stats.pages.free;
+        break;
     }
   }
   return stats;
