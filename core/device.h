@@ -1,17 +1,23 @@
 // One binder device (a binderfs node such as `binder`, `hwbinder`): its context (the context
-// manager slot, S1.2) and the procs opened on it.
+// manager slot, S1.2, S2.3) and its options, shared by every proc opened on it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "core/alloc/variant.h"
 #include "core/buffer_file.h"
 #include "core/client_mapping.h"
+#include "core/locks.h"
+#include "core/security.h"
 
 namespace cused::core {
 
+class Driver;
+class Node;
 class Proc;
 
 // Who opened the node (S1.2): thread-group id, the opening thread, effective uid.
@@ -21,17 +27,48 @@ struct OpenerIdentity {
   uid_t euid = 0;
 };
 
+// A device's variant (DESIGN.md section 5): read when a proc opens, so a change applies to procs
+// opened afterwards.
+struct DeviceOptions {
+  alloc::Variant alloc;
+  // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h). Off: the flag is passed through and
+  // ignored, as the kernel does with unknown flags.
+  bool defer_complete = true;
+  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the fixed fallback label.
+  std::shared_ptr<SecurityLabelSource> labels;
+};
+
+// binder_context: the context manager of one device.
+class Context {
+ public:
+  mutable ContextLock lock;
+  std::shared_ptr<Node> manager CUSED_GUARDED_BY(lock);
+  // S2.4: the first successful manager's euid, never forgotten.
+  std::optional<uid_t> manager_uid CUSED_GUARDED_BY(lock);
+};
+
 class Device : public std::enable_shared_from_this<Device> {
  public:
-  explicit Device(std::string name) : name_(std::move(name)) {}
-  const std::string& name() const { return name_; }
+  explicit Device(std::string name, DeviceOptions options = {},
+                  std::shared_ptr<Driver> driver = nullptr);
+  ~Device();
 
-  // S1.1: every open is a fresh proc with its own buffer space.
+  const std::string& name() const { return name_; }
+  Driver& driver() { return *driver_; }
+  Context& context() { return context_; }
+  const DeviceOptions& options() const { return options_; }
+  SecurityLabelSource& labels() { return *options_.labels; }
+
+  // S1.1: every open is a fresh proc with its own buffer space. The proc is released (S1.9) when
+  // the frontend calls Proc::release() or drops the last copy of the returned pointer.
   std::shared_ptr<Proc> open(const OpenerIdentity& opener, std::unique_ptr<BufferFile> buffers,
                              std::unique_ptr<MappingFinder> mapping);
 
  private:
   const std::string name_;
+  const DeviceOptions options_;
+  const std::shared_ptr<Driver> driver_;
+  Context context_;
 };
 
 }  // namespace cused::core

@@ -1,152 +1,171 @@
+// Proc lifetime, thread lookup, the work queues and wake-ups (binder.c's enqueue/wakeup helpers).
 #include "core/proc.h"
 
 #include <cerrno>
-#include <cstring>
 
-#include "uapi/binder.h"
+#include "core/driver.h"
+#include "core/wake.h"
 
 namespace cused::core {
-
-struct Proc::Thread {
-  // S2.0: set for a new thread and by flush (S1.8); cleared at the end of every ioctl.
-  bool need_return = true;
-  // A read that found no work: completed when work arrives, on flush, interrupt or release.
-  std::unique_ptr<Completion> parked;
-  binder_write_read parked_bwr{};
-  std::unique_ptr<PollWaiter> poll_waiter;
-};
-
-namespace {
-
-template <typename T>
-std::span<const std::byte> as_bytes_of(const T& value) {
-  return std::as_bytes(std::span<const T, 1>(&value, 1));
-}
-
-template <typename T>
-bool read_arg(std::span<const std::byte> arg, T& out) {
-  if (arg.size() < sizeof(T)) return false;
-  std::memcpy(&out, arg.data(), sizeof(T));
-  return true;
-}
-
-}  // namespace
 
 Proc::Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
            std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping)
     : device_(std::move(device)),
+      driver_(device_->driver()),
+      context_(device_->context()),
       pid_(opener.pid),
       euid_(opener.euid),
+      defer_complete_(device_->options().defer_complete),
+      labels_(device_->options().labels),
       buffers_(std::move(buffers)),
-      mapping_(std::move(mapping)) {}
+      mapping_(std::move(mapping)),
+      alloc_(*buffers_, device_->options().alloc, driver_.page_lru(),
+             alloc::AllocatorOptions{opener.pid, {}}) {}
 
-Proc::~Proc() { release(); }
+// Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
+// left is the buffer space, which the allocator frees with itself.
+Proc::~Proc() = default;
 
-Proc::Thread& Proc::thread_for(pid_t tid) {
+std::shared_ptr<Thread> Proc::get_thread(pid_t tid) {
+  sync::LockGuard guard(inner_lock_);
+  if (is_dead_) return nullptr;
   auto& slot = threads_[tid];
-  if (!slot) slot = std::make_unique<Thread>();
-  return *slot;
+  if (!slot) slot = std::make_shared<Thread>(shared_from_this(), inner_lock_, tid);
+  return slot;
 }
 
-void Proc::ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion) {
-  // S1.3: the fd is usable only by the opener's thread group (the Rust driver's rule).
-  if (request.pid != pid_) return completion->complete(-EINVAL, {});
-  switch (request.cmd) {
-    case BINDER_VERSION: {
-      binder_version version{static_cast<__s32>(uapi::kProtocolVersion)};
-      sync::LockGuard guard(lock_);
-      thread_for(request.tid).need_return = false;
-      return completion->complete(0, as_bytes_of(version));
-    }
-    case BINDER_SET_MAX_THREADS: {
-      std::uint32_t max = 0;
-      if (!read_arg(request.arg, max)) return completion->complete(-EINVAL, {});  // S2.2
-      sync::LockGuard guard(lock_);
-      max_threads_ = max;
-      thread_for(request.tid).need_return = false;
-      return completion->complete(0, {});
-    }
-    case BINDER_WRITE_READ:
-      return write_read(request, std::move(completion));
-    default:  // S2.0: unknown codes, SET_IDLE_* included
-      return completion->complete(-EINVAL, {});
+void Proc::assume_locked(const Thread& thread) const {
+  assume_same_lock(inner_lock_, thread.inner_lock);
+}
+
+bool Proc::thread_is_dead(const Thread& thread) const {
+  assume_locked(thread);
+  return thread.is_dead;
+}
+
+// binder_has_work_ilocked
+bool Proc::has_work(Thread& thread, bool do_proc_work) {
+  assume_locked(thread);
+  return thread.process_todo || thread.need_return || (do_proc_work && !todo_.empty());
+}
+
+// binder_enqueue_thread_work_ilocked: a poll thread queuing work to itself needs its own wake-up.
+void Proc::enqueue_thread_work(Thread& thread, Work& work) {
+  assume_locked(thread);
+  bool self_wakeup = (thread.looper & kLooperPoll) &&
+                     thread.tid == WakeScope::current().current_tid() && !thread.process_todo;
+  thread.enqueue_work(work);
+  if (self_wakeup) wake_thread(thread);
+}
+
+void Proc::enqueue_deferred_thread_work(Thread& thread, Work& work) {
+  assume_locked(thread);
+  thread.enqueue_deferred_work(work);
+}
+
+void Proc::enqueue_thread_work_unlocked(Thread& thread, Work& work) {
+  sync::LockGuard guard(inner_lock_);
+  enqueue_thread_work(thread, work);
+}
+
+void Proc::dequeue_work(Work& work) {
+  DequeuedWork dropped;
+  sync::LockGuard guard(inner_lock_);
+  dropped = WorkList::unlink(work);
+}
+
+// binder_select_thread_ilocked: the thread that most recently started waiting for proc work. It
+// leaves the waiting list, so the caller must wake it.
+Thread* Proc::select_thread() {
+  if (waiting_threads_.empty()) return nullptr;
+  Thread& thread = waiting_threads_.front();
+  waiting_threads_.pop_front();
+  return &thread;
+}
+
+// wake_up_interruptible(&thread->wait): a parked read resumes (on this daemon thread, once it
+// drops its locks) and a poll() waiter is notified.
+void Proc::wake_thread(Thread& thread) {
+  assume_locked(thread);
+  auto& scope = WakeScope::current();
+  if (auto read = unpark(thread)) scope.resume(thread.shared_from_this(), std::move(read));
+  if (thread.poll_waiter) scope.notify(thread.poll_waiter);
+}
+
+// binder_wakeup_poll_threads_ilocked: no thread waits for proc work, so every idle poll thread
+// is told (S1.10).
+void Proc::wake_poll_threads() {
+  for (auto& [tid, thread] : threads_) {
+    assume_locked(*thread);
+    if ((thread->looper & kLooperPoll) && thread->available_for_proc_work()) wake_thread(*thread);
   }
 }
 
-void Proc::write_read(const IoctlRequest& request, std::unique_ptr<Completion> completion) {
-  binder_write_read bwr{};
-  if (!read_arg(request.arg, bwr)) return completion->complete(-EFAULT, {});
-  if (bwr.write_size > 0) {
-    // No BC_ command is served yet: the first one is refused as an unknown command would be,
-    // with write_consumed left at it (S3.1).
-    bwr.read_consumed = 0;
-    return completion->complete(-EINVAL, as_bytes_of(bwr));
-  }
-  if (bwr.read_size == 0) return completion->complete(0, as_bytes_of(bwr));
-
-  sync::LockGuard guard(lock_);
-  Thread& thread = thread_for(request.tid);
-  if (thread.need_return || released_) {
-    thread.need_return = false;
-    thread.parked_bwr = bwr;
-    return finish_read(thread, std::move(completion), 0);
-  }
-  if (request.nonblock) {  // S1.11: EAGAIN, read_consumed unchanged
-    return completion->complete(-EAGAIN, as_bytes_of(bwr));
-  }
-  if (completion->interrupted()) return completion->complete(-EINTR, as_bytes_of(bwr));
-  thread.parked_bwr = bwr;
-  thread.parked = std::move(completion);
+void Proc::wakeup_thread_or_poll(Thread* thread) {
+  if (thread)
+    wake_thread(*thread);
+  else
+    wake_poll_threads();
 }
 
-// Ends a read with only BR_NOOP in the buffer (S3.2: BR_NOOP leads every read at offset 0).
-void Proc::finish_read(Thread& thread, std::unique_ptr<Completion> completion, long error) {
-  binder_write_read& bwr = thread.parked_bwr;
-  if (error == 0 && bwr.read_consumed == 0) {
-    std::uint32_t noop = BR_NOOP;
-    if (completion->user_memory().write(bwr.read_buffer, &noop, sizeof noop) != 0)
-      error = -EFAULT;
-    else
-      bwr.read_consumed = sizeof noop;
-  }
-  thread.need_return = false;
-  completion->complete(error, as_bytes_of(bwr));
+void Proc::wakeup_proc() { wakeup_thread_or_poll(select_thread()); }
+
+bool Proc::ensure_mapped() {
+  if (alloc_.is_mapped()) return true;
+  sync::LockGuard guard(map_lock_);
+  if (alloc_.is_mapped()) return true;
+  if (!mapping_) return false;
+  auto mapping = mapping_->find();
+  // DESIGN.md section 2: a writable mapping is one the kernel would have refused (S1.4).
+  if (!mapping || mapping->writable) return false;
+  return alloc_.map(mapping->length, mapping->start) == 0;
 }
 
-void Proc::interrupt(pid_t tid) {
-  sync::LockGuard guard(lock_);
+ProcCounts Proc::counts() const {
+  ProcCounts counts;
+  {
+    sync::LockGuard guard(outer_lock_);
+    counts.refs = refs_by_desc_.size();
+  }
+  sync::LockGuard guard(inner_lock_);
+  counts.threads = threads_.size();
+  counts.nodes = nodes_.size();
+  counts.todo = todo_.size();
+  counts.delivered_deaths = delivered_death_.size();
+  counts.buffers = buffer_states_.size();
+  counts.requested_threads = requested_threads_;
+  counts.requested_threads_started = requested_threads_started_;
+  counts.outstanding_txns = outstanding_txns_;
+  return counts;
+}
+
+std::optional<Proc::NodeCounts> Proc::node_counts(binder_uintptr_t ptr) const {
+  std::shared_ptr<Node> node;
+  {
+    sync::LockGuard guard(inner_lock_);
+    auto it = nodes_.find(ptr);
+    if (it == nodes_.end()) return std::nullopt;
+    node = it->second;
+  }
+  sync::LockGuard guard(node->lock);
+  return NodeCounts{node->has_strong_ref,  node->has_weak_ref,         node->local_strong_refs,
+                    node->local_weak_refs, node->internal_strong_refs, node->refs.size()};
+}
+
+std::optional<std::uint32_t> Proc::thread_looper(pid_t tid) const {
+  sync::LockGuard guard(inner_lock_);
   auto it = threads_.find(tid);
-  if (it == threads_.end() || !it->second->parked) return;
-  Thread& thread = *it->second;
-  if (!thread.parked->interrupted()) return;
-  auto completion = std::move(thread.parked);
-  completion->complete(-EINTR, as_bytes_of(thread.parked_bwr));  // S1.12
+  if (it == threads_.end()) return std::nullopt;
+  assume_locked(*it->second);
+  return it->second->looper;
 }
 
-unsigned Proc::poll(pid_t tid, std::unique_ptr<PollWaiter> waiter) {
-  sync::LockGuard guard(lock_);
-  Thread& thread = thread_for(tid);
-  thread.poll_waiter = std::move(waiter);
-  return thread.need_return ? kPollIn : 0;  // S1.10: a new thread polls readable at once
-}
-
-void Proc::flush() {
-  sync::LockGuard guard(lock_);
-  for (auto& [tid, thread] : threads_) {
-    thread->need_return = true;  // S1.8
-    if (thread->parked) finish_read(*thread, std::move(thread->parked), 0);
-    if (thread->poll_waiter) thread->poll_waiter->notify();
-  }
-}
-
-void Proc::release() {
-  sync::LockGuard guard(lock_);
-  if (released_) return;
-  released_ = true;
-  for (auto& [tid, thread] : threads_) {
-    if (thread->parked) finish_read(*thread, std::move(thread->parked), 0);
-  }
-  threads_.clear();
+std::optional<std::pair<std::uint32_t, std::uint32_t>> Proc::ref_counts(std::uint32_t desc) const {
+  sync::LockGuard guard(outer_lock_);
+  auto it = refs_by_desc_.find(desc);
+  if (it == refs_by_desc_.end()) return std::nullopt;
+  assume_same_lock(outer_lock_, it->second->outer_lock);
+  return std::pair{it->second->strong, it->second->weak};
 }
 
 }  // namespace cused::core

@@ -1,22 +1,41 @@
-// One open file description of a binder device (S1.1): its threads, and the ioctl entry points a
-// frontend calls. A minimal engine for now: BINDER_VERSION, SET_MAX_THREADS and the read half of
-// BINDER_WRITE_READ (BR_NOOP, parking, EINTR, EAGAIN, poll); the protocol engine grows here.
+// One open file description of a binder device (binder_proc, S1.1): its threads, nodes, refs,
+// queues and buffer space, and the ioctl entry points a frontend calls. The protocol engine is
+// split by concept over several files, all implementing this class as the kernel's binder.c does
+// around binder_proc: proc.cc (lifetime, threads, wake-ups), ioctl.cc, command.cc (BC_ write
+// loop), read.cc (BR_ read loop), transaction.cc (S4), translate.cc (S5), refcount.cc (S6),
+// death.cc (S7), release.cc (S1.9, S2.6). docs/protocol.md has the map and the lock order.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <boost/intrusive/list.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
+#include <unordered_map>
 
+#include "core/alloc/allocator.h"
 #include "core/buffer_file.h"
 #include "core/client_mapping.h"
 #include "core/completion.h"
 #include "core/device.h"
-#include "core/sync/mutex.h"
+#include "core/locks.h"
+#include "core/node.h"
+#include "core/ref.h"
+#include "core/thread.h"
+#include "core/transaction.h"
+#include "core/user_memory.h"
+#include "core/work.h"
 
 namespace cused::core {
+
+class Driver;
+class UserReader;
 
 struct IoctlRequest {
   pid_t pid = 0;  // caller's thread group
@@ -30,15 +49,76 @@ struct IoctlRequest {
 inline constexpr unsigned kPollIn = 0x1;   // EPOLLIN
 inline constexpr unsigned kPollErr = 0x8;  // EPOLLERR
 
-class Proc {
+// A transaction failure as binder_transaction reports it: the BR_ code for the sender, the errno
+// for the extended error (S2.14).
+struct TxnError {
+  std::uint32_t br = 0;
+  std::int32_t param = 0;
+  explicit operator bool() const { return br != 0; }
+};
+
+// Counters a test or a log line can read (binder_logs "state"/"stats" subsets).
+struct ProcCounts {
+  std::size_t threads = 0;
+  std::size_t nodes = 0;
+  std::size_t refs = 0;
+  std::size_t todo = 0;
+  std::size_t delivered_deaths = 0;
+  std::size_t buffers = 0;
+  std::uint32_t requested_threads = 0;
+  std::uint32_t requested_threads_started = 0;
+  int outstanding_txns = 0;
+};
+
+// binder_node_inner_lock: the node lock, and its owner's inner lock while the node has an owner.
+class CUSED_SCOPED_CAPABILITY NodeInnerGuard {
+ public:
+  explicit NodeInnerGuard(Node& node) CUSED_ACQUIRE(node.lock) CUSED_NO_THREAD_SAFETY_ANALYSIS;
+  ~NodeInnerGuard() CUSED_RELEASE() CUSED_NO_THREAD_SAFETY_ANALYSIS;
+  NodeInnerGuard(const NodeInnerGuard&) = delete;
+  NodeInnerGuard& operator=(const NodeInnerGuard&) = delete;
+  // The owner whose inner lock is held; null for a dead node.
+  Proc* owner() const { return owner_; }
+
+ private:
+  Node& node_;
+  Proc* owner_;
+};
+
+// A node held through a driver temporary reference (binder_get_node .. binder_put_node): the
+// node's counters see it (S6.5 "tmp"), and it is put back when this goes.
+class NodeTmpRef {
+ public:
+  NodeTmpRef() = default;
+  // `node`'s tmp_refs already counts this reference.
+  explicit NodeTmpRef(std::shared_ptr<Node> node) : node_(std::move(node)) {}
+  ~NodeTmpRef() { reset(); }
+  NodeTmpRef(NodeTmpRef&& other) noexcept = default;
+  NodeTmpRef& operator=(NodeTmpRef&& other) noexcept;
+
+  void reset();
+  explicit operator bool() const { return node_ != nullptr; }
+  Node* operator->() const { return node_.get(); }
+  Node& operator*() const { return *node_; }
+  const std::shared_ptr<Node>& shared() const { return node_; }
+
+ private:
+  std::shared_ptr<Node> node_;
+};
+
+class Proc : public std::enable_shared_from_this<Proc> {
  public:
   Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
        std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping);
   ~Proc();
+  Proc(const Proc&) = delete;
+  Proc& operator=(const Proc&) = delete;
 
   pid_t pid() const { return pid_; }
   uid_t euid() const { return euid_; }
   BufferFile& buffers() { return *buffers_; }
+  Device& device() { return *device_; }
+  alloc::Allocator& allocator() { return alloc_; }
 
   void ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion);
   // The frontend saw an interrupt for `tid`'s outstanding request (after marking it interrupted).
@@ -47,26 +127,210 @@ class Proc {
   unsigned poll(pid_t tid, std::unique_ptr<PollWaiter> waiter);
   // S1.8: every close() of an fd: wake readers, who return with BR_NOOP.
   void flush();
-  // S1.9: the last reference is gone.
+  // S1.9: the last reference is gone. Idempotent.
   void release();
 
+  ProcCounts counts() const;
+  // Node state for tests and logs: {has_strong, has_weak, local_strong, local_weak,
+  // internal_strong, refs} of this proc's node `ptr`, if it has one.
+  struct NodeCounts {
+    bool has_strong_ref, has_weak_ref;
+    int local_strong_refs, local_weak_refs, internal_strong_refs;
+    std::size_t refs;
+  };
+  std::optional<NodeCounts> node_counts(binder_uintptr_t ptr) const;
+  // S8.1 looper flags of thread `tid`, if the proc has that thread.
+  std::optional<std::uint32_t> thread_looper(pid_t tid) const;
+  // {strong, weak} of this proc's handle `desc`, if it exists.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> ref_counts(std::uint32_t desc) const;
+
+  // WakeScope runs a woken read through here (wake.h).
+  void resume_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read);
+
  private:
-  struct Thread;
-  Thread& thread_for(pid_t tid) CUSED_REQUIRES(lock_);
-  void write_read(const IoctlRequest& request, std::unique_ptr<Completion> completion);
-  void finish_read(Thread& thread, std::unique_ptr<Completion> completion, long error)
-      CUSED_REQUIRES(lock_);
+  friend class Device;
+  using WaitingList = boost::intrusive::list<
+      Thread, boost::intrusive::member_hook<Thread, WaitingHook, &Thread::waiting_hook>,
+      boost::intrusive::constant_time_size<false>>;
+
+  // ---- proc.cc: threads, queues and wake-ups
+  std::shared_ptr<Thread> get_thread(pid_t tid) CUSED_EXCLUDES(inner_lock_);
+  // `thread` is one of ours: its inner_lock is this proc's, which the caller holds.
+  void assume_locked(const Thread& thread) const CUSED_REQUIRES(inner_lock_)
+      CUSED_ASSERT_CAPABILITY(thread.inner_lock);
+  bool has_work(Thread& thread, bool do_proc_work) CUSED_REQUIRES(inner_lock_);
+  bool thread_is_dead(const Thread& thread) const CUSED_REQUIRES(inner_lock_);
+  void enqueue_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
+  void enqueue_deferred_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
+  void enqueue_thread_work_unlocked(Thread& thread, Work& work) CUSED_EXCLUDES(inner_lock_);
+  void dequeue_work(Work& work) CUSED_EXCLUDES(inner_lock_);
+  Thread* select_thread() CUSED_REQUIRES(inner_lock_);
+  void wake_thread(Thread& thread) CUSED_REQUIRES(inner_lock_);
+  void wake_poll_threads() CUSED_REQUIRES(inner_lock_);
+  void wakeup_proc() CUSED_REQUIRES(inner_lock_);
+  void wakeup_thread_or_poll(Thread* thread) CUSED_REQUIRES(inner_lock_);
+  // The buffer space, mapped on first use (S1.7): false while the client has not mapped it.
+  bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
+
+  // ---- ioctl.cc
+  void write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest& request,
+                  std::unique_ptr<Completion> completion);
+  int set_context_mgr(const IoctlRequest& request, const flat_binder_object* fbo);
+  int get_node_debug_info(binder_node_debug_info& info) CUSED_EXCLUDES(inner_lock_);
+  int get_node_info_for_ref(binder_node_info_for_ref& info);
+  binder_extended_error take_extended_error(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+  void end_ioctl(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+
+  // ---- command.cc: the BC_ write loop (S3.1)
+  int write_commands(Thread& thread, UserMemory& memory, binder_write_read& bwr, uid_t caller_euid);
+  int run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, uid_t caller_euid);
+  int change_ref_count(std::uint32_t cmd, std::uint32_t target);
+  static std::shared_ptr<Proc> node_owner(const Node& node) CUSED_EXCLUDES(node.lock);
+  void ref_done(std::uint32_t cmd, const binder_ptr_cookie& ptr_cookie);
+  void register_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+  void enter_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+  void exit_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+  void free_buffer_command(Thread& thread, binder_uintptr_t address);
+  bool return_error_pending(Thread& thread) CUSED_EXCLUDES(inner_lock_);
+
+  // ---- read.cc: the BR_ read loop (S3.2)
+  void start_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read);
+  // Runs binder_thread_read from its wait point: completes the request or parks it.
+  void run_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read);
+  enum class ReadStep { kContinue, kDone, kEmpty, kFault };
+  ReadStep emit_next(Thread& thread, PendingRead& read, bool wait_for_proc_work);
+  ReadStep emit_transaction(Thread& thread, PendingRead& read,
+                            const std::shared_ptr<Transaction>& t);
+  ReadStep emit_node_work(PendingRead& read, Node& node);
+  std::uint32_t completion_code(WorkType type) CUSED_REQUIRES(inner_lock_);
+  void finish_read(Thread& thread, std::unique_ptr<PendingRead> read, long result)
+      CUSED_EXCLUDES(inner_lock_);
+  void maybe_spawn_looper(Thread& thread, PendingRead& read) CUSED_EXCLUDES(inner_lock_);
+  std::unique_ptr<PendingRead> unpark(Thread& thread) CUSED_REQUIRES(inner_lock_);
+
+  // ---- transaction.cc: BC_TRANSACTION / BC_REPLY (S4)
+  struct TxnPlan;
+  void transact(Thread& thread, UserMemory& memory, const binder_transaction_data& tr, bool reply,
+                binder_size_t extra_buffers_size, uid_t caller_euid);
+  TxnError find_reply_target(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError find_call_target(Thread& thread, const binder_transaction_data& tr, TxnPlan& plan);
+  static NodeTmpRef node_refs_for_txn(Node& node, std::shared_ptr<Proc>& target_proc);
+  TxnError check_sender_stack(Thread& thread, const binder_transaction_data& tr, TxnPlan& plan)
+      CUSED_EXCLUDES(inner_lock_);
+  TxnError fill_buffer(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
+                       binder_size_t extra_buffers_size, TxnPlan& plan);
+  TxnError deliver(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  void fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) CUSED_EXCLUDES(inner_lock_);
+  std::uint32_t proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
+                                 BufferState& state) CUSED_EXCLUDES(inner_lock_);
+  static void send_failed_reply(std::shared_ptr<Transaction> t, std::uint32_t error);
+  static void cleanup_transaction(const std::shared_ptr<Transaction>& t, std::uint32_t error);
+  static void free_transaction(Transaction& t);
+  static void pop_transaction(Thread& target_thread, Transaction& t)
+      CUSED_REQUIRES(target_thread.inner_lock);
+  static void set_txn_from_error(Transaction& t, int id, std::uint32_t command, std::int32_t param);
+  BufferState* buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
+
+  // ---- translate.cc: objects (S5) and their release on free (S5.8)
+  struct Translation;
+  TxnError translate_objects(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
+                             TxnPlan& plan);
+  int translate_binder(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
+  int translate_handle(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
+  static int translate_fd();
+  static int translate_fd_array(UserMemory& memory, const binder_fd_array_object& fda,
+                                Translation& x, std::size_t index, binder_uintptr_t user_data,
+                                binder_size_t data_size);
+  static int translate_ptr(binder_buffer_object& bp, Translation& x, std::size_t index,
+                           binder_uintptr_t target_base);
+  static int copy_sg_buffers(UserMemory& memory, const Translation& x, std::byte* contents);
+  void release_objects(Thread* thread, BufferState& state) CUSED_EXCLUDES(inner_lock_);
+  void free_buffer(Thread* thread, alloc::Buffer& buffer) CUSED_EXCLUDES(inner_lock_);
+
+  // ---- refcount.cc: nodes and refs (S6). The node functions are static: a node's owner may
+  // be any proc, and they lock whatever the node needs (binder_node_inner_lock).
+  friend class NodeInnerGuard;
+  friend class NodeTmpRef;
+  // For code that holds this proc's inner lock through a path the analysis cannot follow (a
+  // NodeInnerGuard on one of this proc's nodes).
+  void assume_inner_locked() const CUSED_ASSERT_CAPABILITY(inner_lock_) {}
+  static int inc_node_nilocked(Node& node, bool strong, bool internal, Thread* target_thread)
+      CUSED_REQUIRES(node.lock);
+  static std::shared_ptr<Node> dec_node_nilocked(Node& node, bool strong, bool internal)
+      CUSED_REQUIRES(node.lock);
+  static int inc_node(Node& node, bool strong, bool internal, Thread* target_thread)
+      CUSED_EXCLUDES(node.lock);
+  static void dec_node(Node& node, bool strong, bool internal) CUSED_EXCLUDES(node.lock);
+  // The nilocked helpers that touch the owner's lists (the caller holds its inner lock).
+  void queue_node_work_on(Node& node, Thread& thread, bool move);
+  void queue_node_work(Node& node);
+  std::shared_ptr<Node> erase_node(Node& node);
+  static void put_node(Node& node) CUSED_EXCLUDES(node.lock);
+  NodeTmpRef get_node(binder_uintptr_t ptr) CUSED_EXCLUDES(inner_lock_);
+  NodeTmpRef new_node(const flat_binder_object* fp) CUSED_EXCLUDES(inner_lock_);
+  NodeTmpRef get_node_from_ref(std::uint32_t desc, bool need_strong,
+                               std::uint32_t* strong = nullptr, std::uint32_t* weak = nullptr)
+      CUSED_EXCLUDES(outer_lock_);
+  int inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::uint32_t& desc)
+      CUSED_EXCLUDES(outer_lock_);
+  int update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
+                            std::uint32_t* out_desc) CUSED_EXCLUDES(outer_lock_);
+  Ref* get_ref(std::uint32_t desc, bool need_strong) CUSED_REQUIRES(outer_lock_);
+  Ref& ref_for_node(Node& node) CUSED_REQUIRES(outer_lock_);
+  Ref* find_ref_for_node(const Node& node) CUSED_REQUIRES(outer_lock_);
+  int inc_ref(Ref& ref, bool strong, Thread* target_thread) CUSED_REQUIRES(outer_lock_);
+  bool dec_ref(Ref& ref, bool strong) CUSED_REQUIRES(outer_lock_);
+  void cleanup_ref(Ref& ref) CUSED_REQUIRES(outer_lock_);
+  std::unique_ptr<Ref> take_ref(Ref& ref) CUSED_REQUIRES(outer_lock_);
+
+  // ---- death.cc (S7.1-S7.5)
+  void request_death_notification(Thread& thread, const binder_handle_cookie& hc);
+  void clear_death_notification(Thread& thread, const binder_handle_cookie& hc);
+  void dead_binder_done(Thread& thread, binder_uintptr_t cookie) CUSED_EXCLUDES(inner_lock_);
+  void queue_clear_death_done(Thread& thread, Death& death) CUSED_REQUIRES(inner_lock_);
+
+  // ---- release.cc (S1.9, S2.6)
+  int release_thread(const std::shared_ptr<Thread>& thread) CUSED_EXCLUDES(inner_lock_);
+  void release_node(const std::shared_ptr<Node>& node) CUSED_EXCLUDES(inner_lock_);
+  void release_work(const std::function<DequeuedWork()>& pop);
+  void release_threads() CUSED_EXCLUDES(inner_lock_);
+  void release_nodes() CUSED_EXCLUDES(inner_lock_);
+  void release_refs() CUSED_EXCLUDES(outer_lock_);
 
   const std::shared_ptr<Device> device_;
+  Driver& driver_;
+  Context& context_;
   const pid_t pid_;
   const uid_t euid_;
+  const bool defer_complete_;
+  const std::shared_ptr<SecurityLabelSource> labels_;
   const std::unique_ptr<BufferFile> buffers_;
   const std::unique_ptr<MappingFinder> mapping_;
+  alloc::Allocator alloc_;
+  sync::Mutex map_lock_;  // serializes the lazy mapping lookup (S1.7)
+  std::atomic<bool> released_{false};
 
-  sync::Mutex lock_;  // the proc's inner lock (binder_proc.inner_lock)
-  std::map<pid_t, std::unique_ptr<Thread>> threads_ CUSED_GUARDED_BY(lock_);
-  std::uint32_t max_threads_ CUSED_GUARDED_BY(lock_) = 0;
-  bool released_ CUSED_GUARDED_BY(lock_) = false;
+  mutable OuterLock outer_lock_;
+  std::map<std::uint32_t, std::unique_ptr<Ref>> refs_by_desc_ CUSED_GUARDED_BY(outer_lock_);
+  std::unordered_map<const Node*, Ref*> refs_by_node_ CUSED_GUARDED_BY(outer_lock_);
+
+  mutable InnerLock inner_lock_;
+  std::map<pid_t, std::shared_ptr<Thread>> threads_ CUSED_GUARDED_BY(inner_lock_);
+  std::map<binder_uintptr_t, std::shared_ptr<Node>> nodes_ CUSED_GUARDED_BY(inner_lock_);
+  WaitingList waiting_threads_ CUSED_GUARDED_BY(inner_lock_);
+  WorkList todo_ CUSED_GUARDED_BY(inner_lock_);
+  WorkList delivered_death_ CUSED_GUARDED_BY(inner_lock_);
+  std::unordered_map<const alloc::Buffer*, BufferState> buffer_states_
+      CUSED_GUARDED_BY(inner_lock_);
+  std::uint32_t max_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;
+  std::uint32_t requested_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;
+  std::uint32_t requested_threads_started_ CUSED_GUARDED_BY(inner_lock_) = 0;
+  int outstanding_txns_ CUSED_GUARDED_BY(inner_lock_) = 0;
+  bool is_dead_ CUSED_GUARDED_BY(inner_lock_) = false;
+  bool is_frozen_ CUSED_GUARDED_BY(inner_lock_) = false;
+  bool sync_recv_ CUSED_GUARDED_BY(inner_lock_) = false;
+  bool async_recv_ CUSED_GUARDED_BY(inner_lock_) = false;
+  bool oneway_spam_detection_enabled_ CUSED_GUARDED_BY(inner_lock_) = false;
 };
 
 }  // namespace cused::core

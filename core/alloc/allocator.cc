@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace cused::core::alloc {
 
@@ -124,16 +125,21 @@ NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets
   std::size_t size = sanitized_size(data_size, offsets_size, extra_buffers_size);
   if (size == 0) return {nullptr, -EINVAL};  // S4.10, S11.14
   const Request request{size, data_size, offsets_size, extra_buffers_size, is_async, sender_pid};
-  // Like the kernel, allocate the node a split may need before taking the lock.
-  auto spare = std::make_unique<BufferNode>();
   Attempt attempt;
-  for (;;) {
-    attempt = try_new_buffer(request, spare);
-    if (!attempt.retry) break;
-    // spin_install: the shrinker holds the install lock from isolating a page until it is
-    // punched; once we get it, that page is free and can be installed afresh.
-    install_lock_.lock();
-    install_lock_.unlock();
+  try {
+    // Like the kernel, allocate the node a split may need before taking the lock.
+    auto spare = std::make_unique<BufferNode>();
+    for (;;) {
+      attempt = try_new_buffer(request, spare);
+      if (!attempt.retry) break;
+      // spin_install: the shrinker holds the install lock from isolating a page until it is
+      // punched; once we get it, that page is free and can be installed afresh.
+      install_lock_.lock();
+      install_lock_.unlock();
+    }
+  } catch (const std::bad_alloc&) {
+    // Only the node or lazy page metadata can fail, before anything changed (S9.5: ENOMEM).
+    return {nullptr, -ENOMEM};
   }
   for (const std::string& line : attempt.log) emit(line);
   if (!attempt.node) return {nullptr, attempt.error};
@@ -142,7 +148,9 @@ NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets
   if (variant_.lock == LockVariant::spin) {
     // The racy design: nothing orders this with a reclaim of the same page.
     error = install_pages(attempt.pages);
-  } else if (variant_.lock == LockVariant::spin_install) {
+  } else if (variant_.lock == LockVariant::spin_install && !all_installed(attempt.pages)) {
+    // Pages that are installed now stay installed: take_pages() saw none of them isolated and
+    // they are ours now, so the shrinker cannot pick them. Only a missing page needs the lock.
     sync::LockGuard install(install_lock_);
     error = install_pages(attempt.pages);
   }  // mutex: installed under lock_ in try_new_buffer
@@ -189,11 +197,17 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
     attempt.error = -ENOSPC;
     return attempt;
   }
+  // Page metadata first (a lazy table may allocate, and nothing has changed yet if it throws).
+  const std::size_t first = best->offset() / page_size_;
+  const std::size_t last = (best->offset() + size - 1) / page_size_;
+  for (std::size_t index = first; index <= last; ++index)
+    attempt.pages.push_back(&pages_.get(index));
   BufferNode& node = *space_.take(*best, size, spare);
-  if (!take_pages(node, attempt.pages)) {
+  if (!take_pages(first, attempt.pages)) {
     // spin_install met a page the shrinker isolated: undo the split and everything else, then
     // the caller waits for the shrinker and starts over.
     space_.release(node);
+    ++reclaim_conflicts_;
     if (!spare) spare = std::make_unique<BufferNode>();
     attempt.pages.clear();
     attempt.retry = true;
@@ -220,9 +234,7 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
   return attempt;
 }
 
-bool Allocator::take_pages(const BufferNode& node, PageRun& run) {
-  std::size_t first = first_page(node), last = last_page(node);
-  for (std::size_t index = first; index <= last; ++index) run.push_back(&pages_.get(index));
+bool Allocator::take_pages(std::size_t first, const PageRun& run) {
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t i = 0; i < run.size(); ++i) {
     Page& page = *run[i];
@@ -255,6 +267,12 @@ void Allocator::put_pages_locked_lru(std::size_t first, std::size_t end) {
     if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) && !lru_.on_lru(page))
       lru_.add(page);
   }
+}
+
+bool Allocator::all_installed(const PageRun& run) {
+  return std::all_of(run.begin(), run.end(), [](const Page* page) {
+    return page->installed_.load(std::memory_order_acquire);
+  });
 }
 
 int Allocator::install_pages(const PageRun& run) {
@@ -389,6 +407,7 @@ AllocatorStats Allocator::stats() const {
   stats.free_async_space = free_async_space_;
   stats.pages_high = pages_high_.load(std::memory_order_relaxed);
   stats.page_metadata_bytes = pages_.metadata_bytes();
+  stats.reclaim_conflicts = reclaim_conflicts_;
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t index = 0; index < pages_.page_count(); ++index) {
     switch (page_state_locked(pages_.find(index))) {

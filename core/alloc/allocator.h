@@ -88,6 +88,8 @@ struct AllocatorStats : SpaceTotals {
   PageCounts pages;            // S9.12 "pages: active:lru:free"
   std::size_t pages_high = 0;  // S9.12: highest page index ever installed + 1
   std::size_t page_metadata_bytes = 0;
+  // spin_install: allocations that met a page the shrinker had isolated, rolled back and waited.
+  std::uint64_t reclaim_conflicts = 0;
 };
 
 // S9.8: "allocated: N (num: N largest: N), free: N (num: N largest: N)".
@@ -183,11 +185,15 @@ class Allocator {
       CUSED_EXCLUDES(lock_);
   Attempt new_buffer_locked(const Request& request, std::unique_ptr<BufferNode>& spare)
       CUSED_REQUIRES(lock_);
-  bool take_pages(const BufferNode& node, PageRun& run) CUSED_REQUIRES(lock_);
+  // One more user for each page of `run` (pages first, first + 1, ...): pages leave the LRU,
+  // free pages are left for installation. False (and nothing changed) when spin_install meets a
+  // page the shrinker has isolated.
+  bool take_pages(std::size_t first, const PageRun& run) CUSED_REQUIRES(lock_);
   // Drops one user of pages [first, end); pages nobody uses any more go on the LRU.
   void put_pages(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_);
   void put_pages_locked_lru(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_, lru_.lock_);
   int install_pages(const PageRun& run);
+  static bool all_installed(const PageRun& run);
   PageState page_state_locked(const Page* page) const CUSED_REQUIRES(lock_, lru_.lock_);
   bool low_async_space_locked(pid_t sender_pid, std::string& warning) CUSED_REQUIRES(lock_);
   void free_locked(BufferNode& node) CUSED_REQUIRES(lock_);
@@ -229,6 +235,7 @@ class Allocator {
   std::size_t buffer_size_ CUSED_GUARDED_BY(lock_) = 0;
   std::size_t free_async_space_ CUSED_GUARDED_BY(lock_) = 0;
   bool oneway_spam_detected_ CUSED_GUARDED_BY(lock_) = false;
+  std::uint64_t reclaim_conflicts_ CUSED_GUARDED_BY(lock_) = 0;
   bool ever_mapped_ CUSED_GUARDED_BY(lock_) = false;
   bool released_ CUSED_GUARDED_BY(lock_) = false;
   // Reclaims of this allocator's pages between begin_reclaim and the end of finish_reclaim;

@@ -112,8 +112,8 @@ void Shrinker::run() {
     }
     // Stress mode polls without sleeping and reclaims every round; otherwise sleep until a
     // request or a pressure event.
-    int ready = poll(fds.data(), fds.size(), stress ? 0 : -1);
-    if (ready < 0 && errno != EINTR) break;
+    // poll can only fail transiently here (EINTR, ENOMEM); keep serving requests either way.
+    if (poll(fds.data(), fds.size(), stress ? 0 : -1) < 0) continue;
     if (fds[0].revents & POLLIN) drain_wakeups();
     bool pressure = false;
     for (std::size_t i = 1; i < fds.size(); ++i) {

@@ -1,0 +1,47 @@
+// What the kernel keeps in globals: debug ids, the list of every proc of every device (what
+// BINDER_FREEZE and the logs walk) and the page LRU all allocators share. One per
+// daemon; tests make their own so that they share nothing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "core/alloc/page_lru.h"
+#include "core/locks.h"
+
+namespace cused::core {
+
+class Proc;
+
+class Driver {
+ public:
+  Driver() = default;
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  // The daemon's driver: what a Device uses when it is given none.
+  static std::shared_ptr<Driver> shared_default();
+
+  // binder_last_id: one counter for procs' transactions, nodes and refs (S2.14: only equality of
+  // ids matters).
+  int next_debug_id() { return last_id_.fetch_add(1, std::memory_order_relaxed) + 1; }
+  alloc::PageLru& page_lru() { return page_lru_; }
+
+  void add_proc(const std::shared_ptr<Proc>& proc) CUSED_EXCLUDES(procs_lock_);
+  void remove_proc(const Proc& proc) CUSED_EXCLUDES(procs_lock_);
+  // Live procs opened by thread group `pid`, on any device (S2.10, S2.11).
+  std::vector<std::shared_ptr<Proc>> procs_of(pid_t pid) const CUSED_EXCLUDES(procs_lock_);
+  std::size_t proc_count() const CUSED_EXCLUDES(procs_lock_);
+
+ private:
+  std::atomic<int> last_id_{0};
+  alloc::PageLru page_lru_;
+  mutable ProcsLock procs_lock_;
+  std::map<const Proc*, std::weak_ptr<Proc>> procs_ CUSED_GUARDED_BY(procs_lock_);
+};
+
+}  // namespace cused::core

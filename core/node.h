@@ -1,0 +1,78 @@
+// A local binder object (binder_node): owned by one proc, named by (ptr, cookie), referenced by
+// other procs' refs. Its counters decide when the owner is told to take or drop its own references
+// (S6.1, S6.5). The node lock guards every mutable field; while the owner lives, changes that
+// queue node work also hold the owner's inner lock (the kernel's "nilocked" functions).
+#pragma once
+
+#include <atomic>
+#include <boost/intrusive/list.hpp>
+#include <cstdint>
+#include <memory>
+
+#include "core/locks.h"
+#include "core/ref.h"
+#include "core/work.h"
+#include "uapi/binder.h"
+
+namespace cused::core {
+
+class Node;
+class Proc;
+
+class NodeWork final : public Work {
+ public:
+  explicit NodeWork(Node& node) : Work(WorkType::kNode), node(node) {}
+  Node& node;
+
+ protected:
+  std::shared_ptr<void> owner() override;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  // `fp` carries the creating object's binder/cookie/flags; null for the plain SET_CONTEXT_MGR.
+  Node(int debug_id, std::shared_ptr<Proc> owner, const flat_binder_object* fp);
+  ~Node();
+
+  const int debug_id;
+  const binder_uintptr_t ptr;
+  const binder_uintptr_t cookie;
+  const int min_priority;
+  const bool accept_fds;
+  const bool txn_security_ctx;
+
+  mutable NodeLock lock;
+  // Null once the owner is released: the node is dead (S6.8).
+  std::shared_ptr<Proc> proc CUSED_GUARDED_BY(lock);
+  RefList refs CUSED_GUARDED_BY(lock);
+  int internal_strong_refs CUSED_GUARDED_BY(lock) = 0;
+  int local_strong_refs CUSED_GUARDED_BY(lock) = 0;
+  int local_weak_refs CUSED_GUARDED_BY(lock) = 0;
+  // Driver temporaries (binder_get_node ... binder_put_node). Taken by lookups under the owner's
+  // inner lock or under the node lock; whoever decides to free the node holds both.
+  std::atomic<int> tmp_refs{0};
+  bool has_strong_ref CUSED_GUARDED_BY(lock) = false;
+  bool pending_strong_ref CUSED_GUARDED_BY(lock) = false;
+  bool has_weak_ref CUSED_GUARDED_BY(lock) = false;
+  bool pending_weak_ref CUSED_GUARDED_BY(lock) = false;
+  bool has_async_transaction CUSED_GUARDED_BY(lock) = false;
+  // S4.5: oneways waiting for the one in flight to be freed. Also under the owner's inner lock.
+  WorkList async_todo CUSED_GUARDED_BY(lock);
+  NodeWork work{*this};
+  // This node is its context's manager (read without the context lock, as the kernel does, to
+  // pick desc 0 and allow the manager's first strong ref, S6.2).
+  std::atomic<bool> is_context_manager{false};
+
+  // S6.5: what userspace should hold, from the counters.
+  bool wants_strong() const CUSED_REQUIRES(lock) {
+    return internal_strong_refs || local_strong_refs;
+  }
+  bool wants_weak() const CUSED_REQUIRES(lock) {
+    return wants_strong() || !refs.empty() || local_weak_refs || tmp_refs;
+  }
+  bool unreferenced() const CUSED_REQUIRES(lock) {
+    return refs.empty() && !local_strong_refs && !local_weak_refs && !tmp_refs;
+  }
+};
+
+}  // namespace cused::core

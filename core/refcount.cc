@@ -1,0 +1,275 @@
+// Nodes and refs: lookups, creation, the node counters and the handle table (S6; binder.c's
+// binder_inc_node .. binder_inc_ref_for_node).
+#include <cerrno>
+
+#include "core/driver.h"
+#include "core/proc.h"
+
+namespace cused::core {
+
+NodeInnerGuard::NodeInnerGuard(Node& node) : node_(node) {
+  node_.lock.lock();
+  owner_ = node_.proc.get();
+  if (owner_) owner_->inner_lock_.lock();
+}
+
+NodeInnerGuard::~NodeInnerGuard() {
+  if (owner_) owner_->inner_lock_.unlock();
+  node_.lock.unlock();
+}
+
+NodeTmpRef& NodeTmpRef::operator=(NodeTmpRef&& other) noexcept {
+  if (this != &other) {
+    reset();
+    node_ = std::move(other.node_);
+  }
+  return *this;
+}
+
+void NodeTmpRef::reset() {
+  if (auto node = std::move(node_)) Proc::put_node(*node);
+}
+
+// binder_inc_node_nilocked. `target_thread` is the sending thread when a node is first sent
+// (S5.1): its BR_INCREFS/BR_ACQUIRE go there, ahead of the sender's completion (S3.5).
+int Proc::inc_node_nilocked(Node& node, bool strong, bool internal, Thread* target_thread) {
+  Proc* owner = node.proc.get();
+  if (strong) {
+    if (internal) {
+      if (!target_thread && node.internal_strong_refs == 0 &&
+          !(owner && node.is_context_manager && node.has_strong_ref))
+        return -EINVAL;
+      node.internal_strong_refs++;
+    } else {
+      node.local_strong_refs++;
+    }
+    if (!node.has_strong_ref && target_thread && owner)
+      owner->queue_node_work_on(node, *target_thread, true);
+  } else {
+    if (!internal) node.local_weak_refs++;
+    if (!node.has_weak_ref && !node.work.queued()) {
+      if (!target_thread || !owner) return -EINVAL;
+      owner->queue_node_work_on(node, *target_thread, false);
+    }
+  }
+  return 0;
+}
+
+// The sending thread is one of the node owner's threads, so the owner's inner lock the caller
+// holds is the thread's too.
+void Proc::queue_node_work_on(Node& node, Thread& thread, bool move) {
+  assume_inner_locked();
+  assume_locked(thread);
+  DequeuedWork moved;
+  if (move) moved = WorkList::unlink(node.work);
+  thread.enqueue_deferred_work(node.work);
+}
+
+// binder_dec_node_nilocked. Returns the node when this was its last reference: it is gone from
+// its owner's tree (or the dead list) and the caller drops it after unlocking.
+std::shared_ptr<Node> Proc::dec_node_nilocked(Node& node, bool strong, bool internal) {
+  Proc* owner = node.proc.get();
+  if (strong) {
+    if (internal)
+      node.internal_strong_refs--;
+    else
+      node.local_strong_refs--;
+    if (node.local_strong_refs || node.internal_strong_refs) return nullptr;
+  } else {
+    if (!internal) node.local_weak_refs--;
+    if (node.local_weak_refs || node.tmp_refs || !node.refs.empty()) return nullptr;
+  }
+  if (owner && (node.has_strong_ref || node.has_weak_ref)) {
+    // Userspace holds references it must now drop: BR_RELEASE / BR_DECREFS (S6.5).
+    if (!node.work.queued()) owner->queue_node_work(node);
+    return nullptr;
+  }
+  if (!node.unreferenced() || !owner) return nullptr;  // a dead node just goes with its last ref
+  return owner->erase_node(node);
+}
+
+void Proc::queue_node_work(Node& node) {
+  assume_inner_locked();
+  todo_.push_back(node.work);
+  wakeup_proc();
+}
+
+// The node leaves the tree; the caller drops the returned reference after unlocking.
+std::shared_ptr<Node> Proc::erase_node(Node& node) {
+  assume_inner_locked();
+  DequeuedWork dropped = WorkList::unlink(node.work);
+  auto it = nodes_.find(node.ptr);
+  if (it == nodes_.end() || it->second.get() != &node) return nullptr;
+  auto freed = std::move(it->second);
+  nodes_.erase(it);
+  return freed;
+}
+
+int Proc::inc_node(Node& node, bool strong, bool internal, Thread* target_thread) {
+  NodeInnerGuard guard(node);
+  return inc_node_nilocked(node, strong, internal, target_thread);
+}
+
+void Proc::dec_node(Node& node, bool strong, bool internal) {
+  std::shared_ptr<Node> freed;
+  NodeInnerGuard guard(node);
+  freed = dec_node_nilocked(node, strong, internal);
+}
+
+void Proc::put_node(Node& node) {
+  std::shared_ptr<Node> freed;
+  NodeInnerGuard guard(node);
+  node.tmp_refs--;
+  freed = dec_node_nilocked(node, false, true);
+}
+
+// binder_get_node: this proc's node for `ptr`, with a temporary reference.
+NodeTmpRef Proc::get_node(binder_uintptr_t ptr) {
+  sync::LockGuard guard(inner_lock_);
+  auto it = nodes_.find(ptr);
+  if (it == nodes_.end()) return {};
+  it->second->tmp_refs++;
+  return NodeTmpRef(it->second);
+}
+
+// binder_new_node: finds or creates this proc's node for fp->binder (S5.1: a new node takes its
+// flags from the object that created it).
+NodeTmpRef Proc::new_node(const flat_binder_object* fp) {
+  binder_uintptr_t ptr = fp ? fp->binder : 0;
+  auto node = std::make_shared<Node>(driver_.next_debug_id(), shared_from_this(), fp);
+  sync::LockGuard guard(inner_lock_);
+  auto [it, inserted] = nodes_.emplace(ptr, node);
+  it->second->tmp_refs++;
+  return NodeTmpRef(it->second);
+}
+
+// binder_get_ref_olocked
+Ref* Proc::get_ref(std::uint32_t desc, bool need_strong) {
+  auto it = refs_by_desc_.find(desc);
+  if (it == refs_by_desc_.end()) return nullptr;
+  Ref& ref = *it->second;
+  assume_same_lock(outer_lock_, ref.outer_lock);
+  if (need_strong && !ref.strong) return nullptr;  // "tried to use weak ref as strong ref"
+  return &ref;
+}
+
+Ref* Proc::find_ref_for_node(const Node& node) {
+  auto it = refs_by_node_.find(&node);
+  return it == refs_by_node_.end() ? nullptr : it->second;
+}
+
+// binder_get_ref_for_node_olocked with a new ref: the lowest free desc, from 0 for the current
+// context manager and from 1 for everything else (S6.2).
+Ref& Proc::ref_for_node(Node& node) {
+  if (Ref* ref = find_ref_for_node(node)) return *ref;
+  std::uint32_t desc = node.is_context_manager ? 0 : 1;
+  for (const auto& [used, ref] : refs_by_desc_) {
+    if (used > desc) break;
+    if (used == desc) desc++;
+  }
+  auto ref = std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
+                                   node.shared_from_this(), node.lock, desc);
+  Ref& added = *ref;
+  refs_by_desc_.emplace(desc, std::move(ref));
+  refs_by_node_.emplace(&node, &added);
+  sync::LockGuard guard(node.lock);
+  node.refs.push_front(added);
+  return added;
+}
+
+// binder_inc_ref_olocked
+int Proc::inc_ref(Ref& ref, bool strong, Thread* target_thread) {
+  assume_same_lock(outer_lock_, ref.outer_lock);
+  std::uint32_t& count = strong ? ref.strong : ref.weak;
+  if (count == 0) {
+    if (int ret = inc_node(*ref.node, strong, true, target_thread)) return ret;
+  }
+  count++;
+  return 0;
+}
+
+// binder_dec_ref_olocked: true when both counts reached 0 and the ref was cleaned up (S6.4).
+bool Proc::dec_ref(Ref& ref, bool strong) {
+  assume_same_lock(outer_lock_, ref.outer_lock);
+  std::uint32_t& count = strong ? ref.strong : ref.weak;
+  if (count == 0) return false;  // "invalid dec": a soft error
+  count--;
+  if (strong && count == 0) dec_node(*ref.node, true, true);
+  if (ref.strong == 0 && ref.weak == 0) {
+    cleanup_ref(ref);
+    return true;
+  }
+  return false;
+}
+
+// binder_cleanup_ref_olocked: the ref leaves the handle table and its node; a registered death
+// notification is discarded without a message (S6.4, S7.5). The caller frees it (take_ref).
+void Proc::cleanup_ref(Ref& ref) {
+  assume_same_lock(outer_lock_, ref.outer_lock);
+  refs_by_node_.erase(ref.node.get());
+  std::shared_ptr<Death> death;
+  {
+    Node& node = *ref.node;
+    std::shared_ptr<Node> freed;
+    NodeInnerGuard guard(node);
+    assume_same_lock(node.lock, ref.node_lock);
+    if (ref.strong) freed = dec_node_nilocked(node, true, true);
+    node.refs.erase(RefList::s_iterator_to(ref));
+    freed = dec_node_nilocked(node, false, true);
+    death = std::move(ref.death);
+  }
+  if (death) dequeue_work(*death);
+}
+
+std::unique_ptr<Ref> Proc::take_ref(Ref& ref) {
+  auto it = refs_by_desc_.find(ref.desc);
+  auto owned = std::move(it->second);
+  refs_by_desc_.erase(it);
+  return owned;
+}
+
+// binder_update_ref_for_handle: BC_INCREFS..BC_DECREFS on an existing handle. Strong changes
+// need a ref that already holds a strong count (S6.4).
+int Proc::update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
+                                std::uint32_t* out_desc) {
+  std::unique_ptr<Ref> deleted;
+  sync::LockGuard guard(outer_lock_);
+  Ref* ref = get_ref(desc, strong);
+  if (!ref) return -EINVAL;
+  if (out_desc) *out_desc = ref->desc;
+  if (increment) return inc_ref(*ref, strong, nullptr);
+  if (dec_ref(*ref, strong)) deleted = take_ref(*ref);
+  return 0;
+}
+
+// binder_inc_ref_for_node: this proc gets (or reuses) a ref to `node` and counts one more
+// strong or weak reference on it.
+int Proc::inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::uint32_t& desc) {
+  std::unique_ptr<Ref> failed;
+  sync::LockGuard guard(outer_lock_);
+  bool created = !find_ref_for_node(node);
+  Ref& ref = ref_for_node(node);
+  desc = ref.desc;
+  int ret = inc_ref(ref, strong, target_thread);
+  if (ret && created) {
+    // The target may have died meanwhile; the new, countless ref must not stay behind.
+    cleanup_ref(ref);
+    failed = take_ref(ref);
+  }
+  return ret;
+}
+
+// binder_get_node_from_ref: the node behind handle `desc`, with a temporary reference.
+NodeTmpRef Proc::get_node_from_ref(std::uint32_t desc, bool need_strong, std::uint32_t* strong,
+                                   std::uint32_t* weak) {
+  sync::LockGuard guard(outer_lock_);
+  Ref* ref = get_ref(desc, need_strong);
+  if (!ref) return {};
+  assume_same_lock(outer_lock_, ref->outer_lock);
+  if (strong) *strong = ref->strong;
+  if (weak) *weak = ref->weak;
+  ref->node->tmp_refs++;
+  return NodeTmpRef(ref->node);
+}
+
+}  // namespace cused::core

@@ -1,0 +1,404 @@
+// BC_TRANSACTION / BC_REPLY (S4, binder_transaction): target resolution, the sender's stack
+// rules, the buffer, delivery to the chosen thread, and the failure routing of S3.6.
+#include "core/transaction.h"
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "core/align.h"
+#include "core/driver.h"
+#include "core/proc.h"
+#include "core/txn_plan.h"
+#include "core/wake.h"
+
+namespace cused::core {
+
+Transaction::Transaction(const Params& params)
+    : Work(WorkType::kTransaction),
+      debug_id(params.debug_id),
+      from_pid(params.from_pid),
+      from_tid(params.from_tid),
+      sender_euid(params.sender_euid),
+      code(params.code),
+      flags(params.flags),
+      is_async(!params.is_reply && (params.flags & TF_ONE_WAY)),
+      is_reply(params.is_reply) {}
+
+std::shared_ptr<Thread> Transaction::get_from() const {
+  sync::LockGuard guard(lock);
+  return from;
+}
+
+alloc::Buffer* Transaction::get_buffer() const {
+  sync::LockGuard guard(lock);
+  return buffer;
+}
+
+void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
+                    bool reply, binder_size_t extra_buffers_size, uid_t caller_euid) {
+  TxnPlan plan;
+  plan.reply = reply;
+  const int debug_id = driver_.next_debug_id();
+  {
+    sync::LockGuard guard(inner_lock_);
+    assume_locked(thread);
+    thread.ee = {static_cast<__u32>(debug_id), BR_OK, 0};
+  }
+  plan.t = std::make_shared<Transaction>(
+      Transaction::Params{debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply});
+  if (!reply && !(tr.flags & TF_ONE_WAY)) {
+    sync::LockGuard guard(plan.t->lock);
+    plan.t->from = thread.shared_from_this();
+  }
+
+  TxnError error = reply ? find_reply_target(thread, plan) : find_call_target(thread, tr, plan);
+  if (!error && !reply) error = check_sender_stack(thread, tr, plan);
+  if (!error) {
+    {
+      sync::LockGuard guard(plan.t->lock);
+      plan.t->to_proc = plan.target_proc;
+      plan.t->to_thread = plan.target_thread;
+    }
+    plan.t->target_node = plan.target_node.shared();
+    plan.tcomplete = std::make_shared<CompleteWork>();
+    error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
+  }
+  if (!error) error = deliver(thread, plan);
+  if (error) fail_transaction(thread, plan, error);
+}
+
+// S4.6: a reply answers the incoming call on top of this thread's stack and goes to the thread
+// waiting for it.
+TxnError Proc::find_reply_target(Thread& thread, TxnPlan& plan) {
+  {
+    sync::LockGuard guard(inner_lock_);
+    assume_locked(thread);
+    auto in_reply_to = thread.transaction_stack;
+    if (!in_reply_to) return {BR_FAILED_REPLY, -EPROTO};
+    sync::LockGuard txn_guard(in_reply_to->lock);
+    if (in_reply_to->to_thread.get() != &thread) return {BR_FAILED_REPLY, -EPROTO};
+    // Popped even if the reply fails from here on.
+    thread.transaction_stack = in_reply_to->to_parent;
+    plan.in_reply_to = std::move(in_reply_to);
+  }
+  auto target_thread = plan.in_reply_to->get_from();
+  if (!target_thread) return {BR_DEAD_REPLY, 0};  // the caller is gone: S4.6 failure routing
+  sync::LockGuard guard(target_thread->inner_lock);
+  if (plan.in_reply_to->get_from() != target_thread) return {BR_DEAD_REPLY, 0};
+  if (target_thread->transaction_stack != plan.in_reply_to) {
+    plan.in_reply_to = nullptr;
+    return {BR_FAILED_REPLY, -EPROTO};
+  }
+  plan.target_proc = target_thread->proc;
+  plan.target_thread = std::move(target_thread);
+  return {};
+}
+
+// binder_get_node_refs_for_txn: a live node's owner, with a local strong and a temporary
+// reference on the node so that neither goes away under the transaction (S4.1).
+NodeTmpRef Proc::node_refs_for_txn(Node& node, std::shared_ptr<Proc>& target_proc) {
+  NodeInnerGuard guard(node);
+  if (!guard.owner()) return {};
+  inc_node_nilocked(node, true, false, nullptr);
+  node.tmp_refs++;
+  target_proc = guard.owner()->shared_from_this();
+  return NodeTmpRef(node.shared_from_this());
+}
+
+// S4.1
+TxnError Proc::find_call_target(Thread&, const binder_transaction_data& tr, TxnPlan& plan) {
+  std::uint32_t error = BR_DEAD_REPLY;
+  if (tr.target.handle) {
+    sync::LockGuard guard(outer_lock_);
+    if (Ref* ref = get_ref(tr.target.handle, true))
+      plan.target_node = node_refs_for_txn(*ref->node, plan.target_proc);
+    else
+      error = BR_FAILED_REPLY;  // no such handle, or only a weak one
+  } else {
+    sync::LockGuard guard(context_.lock);
+    if (context_.manager) plan.target_node = node_refs_for_txn(*context_.manager, plan.target_proc);
+  }
+  if (!plan.target_node) return {error, -EINVAL};
+  plan.holds_target_strong = true;
+  // The manager's own process may not call handle 0; nor may a proc call itself.
+  if (!tr.target.handle && plan.target_proc->pid_ == pid_) return {BR_FAILED_REPLY, -EINVAL};
+  if (plan.target_proc.get() == this) return {BR_FAILED_REPLY, -EINVAL};
+  return {};
+}
+
+// S4.3 / S4.4: a sync call from a thread must not skip an incoming transaction queued to it,
+// may only be made while serving the call on top of its stack, and goes back to a thread of the
+// target that waits for us somewhere down the chain (nested calls).
+TxnError Proc::check_sender_stack(Thread& thread, const binder_transaction_data& tr,
+                                  TxnPlan& plan) {
+  if (tr.flags & TF_ONE_WAY) return {};
+  sync::LockGuard guard(inner_lock_);
+  assume_locked(thread);
+  if (Work* head = thread.todo.front(); head && head->type == WorkType::kTransaction)
+    return {BR_FAILED_REPLY, -EPROTO};
+  auto tmp = thread.transaction_stack;
+  if (!tmp) return {};
+  {
+    sync::LockGuard txn_guard(tmp->lock);
+    if (tmp->to_thread.get() != &thread) return {BR_FAILED_REPLY, -EPROTO};
+  }
+  for (; tmp; tmp = tmp->from_parent) {
+    auto from = tmp->get_from();
+    if (from && from->proc == plan.target_proc) {
+      plan.target_thread = std::move(from);
+      break;
+    }
+  }
+  return {};
+}
+
+// S4.9 / S4.10 / S4.11: the buffer in the target, the security context, then the payload.
+TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
+                           binder_size_t extra_buffers_size, TxnPlan& plan) {
+  Proc& target = *plan.target_proc;
+  if (plan.target_node && plan.target_node->txn_security_ctx) {
+    if (int ret = labels_->label(pid_, plan.secctx)) return {BR_FAILED_REPLY, ret};
+    binder_size_t added = align8(plan.secctx.size());
+    if (extra_buffers_size > std::numeric_limits<binder_size_t>::max() - added)
+      return {BR_FAILED_REPLY, -EINVAL};
+    extra_buffers_size += added;
+  }
+  if (!target.ensure_mapped()) return {BR_DEAD_REPLY, -ESRCH};
+  const bool oneway = !plan.reply && (plan.t->flags & TF_ONE_WAY);
+  alloc::NewBufferResult result =
+      target.alloc_.new_buffer(tr.data_size, tr.offsets_size, extra_buffers_size, oneway, pid_);
+  if (!result) return {result.error == -ESRCH ? BR_DEAD_REPLY : BR_FAILED_REPLY, result.error};
+  alloc::Buffer& buffer = *result.buffer;
+  plan.buffer = &buffer;
+  buffer.debug_id = plan.t->debug_id;
+  buffer.clear_on_free = plan.t->flags & TF_CLEAR_BUF;
+  // The buffer owns the target node's local strong reference from now on (S6.7).
+  plan.state.target_node = plan.target_node.shared();
+  plan.holds_target_strong = false;
+  {
+    sync::LockGuard guard(plan.t->lock);
+    plan.t->buffer = &buffer;
+  }
+  if (!plan.secctx.empty()) {
+    std::size_t offset = buffer.size() - align8(plan.secctx.size());
+    std::memcpy(target.alloc_.contents(buffer).data() + offset, plan.secctx.data(),
+                plan.secctx.size());
+    plan.t->security_ctx = target.alloc_.user_address(buffer) + offset;
+  }
+  return translate_objects(thread, memory, tr, plan);
+}
+
+// Hands the transaction to its target and queues the sender's completion (S3.5).
+TxnError Proc::deliver(Thread& thread, TxnPlan& plan) {
+  Transaction& t = *plan.t;
+  CompleteWork& tcomplete = *plan.tcomplete;
+  if (plan.buffer->oneway_spam_suspect()) tcomplete.type = WorkType::kTransactionOnewaySpamSuspect;
+  if (plan.reply) {
+    {
+      sync::LockGuard guard(inner_lock_);
+      // TF_DEFER_COMPLETE: the replier's read goes on to wait for its next transaction and
+      // finds the completion with whatever wakes it.
+      if (defer_complete_ && (t.flags & uapi::TF_DEFER_COMPLETE))
+        enqueue_deferred_thread_work(thread, tcomplete);
+      else
+        enqueue_thread_work(thread, tcomplete);
+      plan.tcomplete_queued = true;
+    }
+    Thread& target_thread = *plan.target_thread;
+    Proc& target = *plan.target_proc;
+    {
+      sync::LockGuard guard(target_thread.inner_lock);
+      assume_same_lock(target_thread.inner_lock, target.inner_lock_);
+      if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
+      plan.state.transaction = &t;
+      target.buffer_states_.emplace(plan.buffer, std::move(plan.state));
+      pop_transaction(target_thread, *plan.in_reply_to);
+      // S4.6: straight to the caller's queue, frozen or not.
+      target.enqueue_thread_work(target_thread, t);
+      target.outstanding_txns_++;
+      target.wake_thread(target_thread);
+    }
+    free_transaction(*plan.in_reply_to);
+    return {};
+  }
+  if (!t.is_async) {
+    {
+      sync::LockGuard guard(inner_lock_);
+      assume_locked(thread);
+      // Deferred: the caller does not wake for it; it comes with the reply (S3.5).
+      enqueue_deferred_thread_work(thread, tcomplete);
+      plan.tcomplete_queued = true;
+      t.from_parent = thread.transaction_stack;
+      thread.transaction_stack = plan.t;
+    }
+    std::uint32_t error =
+        plan.target_proc->proc_transaction(plan.t, plan.target_thread.get(), plan.state);
+    if (error) {
+      sync::LockGuard guard(inner_lock_);
+      assume_locked(thread);
+      pop_transaction(thread, t);
+      return {error, 0};
+    }
+    return {};
+  }
+  std::uint32_t error = plan.target_proc->proc_transaction(plan.t, nullptr, plan.state);
+  sync::LockGuard guard(inner_lock_);
+  if (error == uapi::BR_TRANSACTION_PENDING_FROZEN) tcomplete.type = WorkType::kTransactionPending;
+  enqueue_thread_work(thread, tcomplete);
+  plan.tcomplete_queued = true;
+  if (error && error != uapi::BR_TRANSACTION_PENDING_FROZEN) return {error, 0};
+  return {};
+}
+
+// binder_proc_transaction, on the target: oneways to a node with one in flight wait on the
+// node's async queue (S4.5); otherwise the waiting thread picked (or given) gets it, else the
+// proc queue and its poll threads. Returns 0, BR_DEAD_REPLY, BR_FROZEN_REPLY or
+// BR_TRANSACTION_PENDING_FROZEN.
+std::uint32_t Proc::proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
+                                     BufferState& state) {
+  Node& node = *t->target_node;
+  const bool oneway = t->is_async;
+  bool pending_async = false;
+  bool frozen = false;
+  sync::LockGuard node_guard(node.lock);
+  if (oneway) {
+    if (node.has_async_transaction)
+      pending_async = true;
+    else
+      node.has_async_transaction = true;
+  }
+  sync::LockGuard guard(inner_lock_);
+  if (is_frozen_) {
+    frozen = true;
+    sync_recv_ |= !oneway;
+    async_recv_ |= oneway;
+  }
+  if ((frozen && !oneway) || is_dead_ || (thread && thread_is_dead(*thread)))
+    return frozen ? BR_FROZEN_REPLY : BR_DEAD_REPLY;
+  if (!thread && !pending_async) thread = select_thread();
+  state.transaction = t.get();
+  buffer_states_.emplace(t->get_buffer(), std::move(state));
+  if (thread)
+    enqueue_thread_work(*thread, *t);
+  else if (!pending_async)
+    todo_.push_back(*t);
+  else
+    node.async_todo.push_back(*t);
+  if (!pending_async) wakeup_thread_or_poll(thread);
+  outstanding_txns_++;
+  return oneway && frozen ? uapi::BR_TRANSACTION_PENDING_FROZEN : 0;
+}
+
+// The end of binder_transaction's error path: undo what was built, then tell the right thread.
+// A failed reply is never reported to the replier (it gets its completion, S3.6); the caller it
+// was meant for gets the error, or the first live thread down its chain.
+void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
+  if (plan.tcomplete_queued) dequeue_work(*plan.tcomplete);
+  if (plan.buffer) {
+    {
+      sync::LockGuard guard(plan.t->lock);
+      plan.t->buffer = nullptr;
+    }
+    plan.target_proc->release_objects(nullptr, plan.state);
+    plan.target_proc->alloc_.free_buffer(*plan.buffer);
+  } else if (plan.holds_target_strong) {
+    dec_node(*plan.target_node, true, false);
+  }
+  plan.target_node.reset();
+  if (plan.in_reply_to) {
+    set_txn_from_error(*plan.in_reply_to, plan.t->debug_id, error.br, error.param);
+    {
+      sync::LockGuard guard(inner_lock_);
+      assume_locked(thread);
+      thread.return_error_cmd = BR_TRANSACTION_COMPLETE;
+      enqueue_thread_work(thread, thread.return_error);
+    }
+    send_failed_reply(plan.in_reply_to, error.br);
+    return;
+  }
+  sync::LockGuard guard(inner_lock_);
+  assume_locked(thread);
+  thread.ee = {static_cast<__u32>(plan.t->debug_id), error.br, error.param};
+  thread.return_error_cmd = error.br;
+  enqueue_thread_work(thread, thread.return_error);
+}
+
+// binder_pop_transaction_ilocked
+void Proc::pop_transaction(Thread& target_thread, Transaction& t) {
+  target_thread.transaction_stack = t.from_parent;
+  sync::LockGuard guard(t.lock);
+  t.from = nullptr;
+}
+
+// binder_send_failed_reply: the caller of `t` gets `error` as its reply. When that caller is
+// gone, the failure moves down the chain to whoever waits on it.
+void Proc::send_failed_reply(std::shared_ptr<Transaction> t, std::uint32_t error) {
+  while (t) {
+    if (auto target_thread = t->get_from()) {
+      Proc& target = *target_thread->proc;
+      bool delivered = false;
+      {
+        sync::LockGuard guard(target_thread->inner_lock);
+        assume_same_lock(target_thread->inner_lock, target.inner_lock_);
+        if (t->get_from() == target_thread) {
+          pop_transaction(*target_thread, *t);
+          // A second pending reply error is dropped (S4.6).
+          if (target_thread->reply_error_cmd == BR_OK) {
+            target_thread->reply_error_cmd = error;
+            target.enqueue_thread_work(*target_thread, target_thread->reply_error);
+            target.wake_thread(*target_thread);
+          }
+          delivered = true;
+        }
+      }
+      if (delivered) return free_transaction(*t);
+    }
+    auto next = t->from_parent;
+    free_transaction(*t);
+    t = std::move(next);
+  }
+}
+
+// binder_cleanup_transaction: an undelivered call fails back to its caller; anything else just
+// goes.
+void Proc::cleanup_transaction(const std::shared_ptr<Transaction>& t, std::uint32_t error) {
+  if (t->target_node && !t->is_async)
+    send_failed_reply(t, error);
+  else
+    free_transaction(*t);
+}
+
+// binder_free_transaction: the target stops counting it, and its buffer forgets it.
+void Proc::free_transaction(Transaction& t) {
+  std::shared_ptr<Proc> target;
+  alloc::Buffer* buffer;
+  {
+    sync::LockGuard guard(t.lock);
+    target = std::move(t.to_proc);
+    buffer = t.buffer;
+  }
+  if (!target) return;
+  sync::LockGuard guard(target->inner_lock_);
+  target->outstanding_txns_--;
+  if (!buffer) return;
+  if (BufferState* state = target->buffer_state(*buffer); state && state->transaction == &t)
+    state->transaction = nullptr;
+}
+
+BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {
+  auto it = buffer_states_.find(&buffer);
+  return it == buffer_states_.end() ? nullptr : &it->second;
+}
+
+// binder_set_txn_from_error: a reply that failed on the replier's side is recorded for the
+// caller, unless it already holds an error (S2.14).
+void Proc::set_txn_from_error(Transaction& t, int id, std::uint32_t command, std::int32_t param) {
+  auto from = t.get_from();
+  if (!from) return;
+  sync::LockGuard guard(from->inner_lock);
+  if (t.get_from() != from) return;
+  if (from->ee.command == BR_OK) from->ee = {static_cast<__u32>(id), command, param};
+}
+
+}  // namespace cused::core

@@ -1,0 +1,96 @@
+// One transaction or reply in flight (binder_transaction), and the engine's record of a buffer it
+// filled in the target proc (the driver half of binder_buffer).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/locks.h"
+#include "core/work.h"
+#include "uapi/binder.h"
+
+namespace cused::core {
+
+namespace alloc {
+class Buffer;
+}
+
+class Node;
+class Proc;
+class Thread;
+class Transaction;
+
+// What releasing a delivered buffer must undo for one translated object (S5.8). Kept in daemon
+// memory: the engine never trusts what a client could have changed in its mapping.
+struct ObjectRecord {
+  enum class Kind : std::uint8_t { kNode, kHandle };
+  Kind kind;
+  bool strong;
+  std::uint32_t handle;        // kHandle: the receiver's desc
+  std::shared_ptr<Node> node;  // kNode: the receiver's own node
+};
+
+// The engine's state of one allocated buffer in its owner proc.
+struct BufferState {
+  // Null for replies. Holds the local strong reference of S4.1/S6.7 until the buffer is freed.
+  std::shared_ptr<Node> target_node;
+  std::vector<ObjectRecord> objects;
+  // binder_buffer.transaction: the transaction still using the buffer (non-owning).
+  Transaction* transaction = nullptr;
+};
+
+// BR_TRANSACTION_COMPLETE and its variants for the sender (binder_work "tcomplete").
+class CompleteWork final : public Work, public std::enable_shared_from_this<CompleteWork> {
+ public:
+  CompleteWork() : Work(WorkType::kTransactionComplete) {}
+
+ protected:
+  std::shared_ptr<void> owner() override { return shared_from_this(); }
+};
+
+class Transaction final : public Work, public std::enable_shared_from_this<Transaction> {
+ public:
+  struct Params {
+    int debug_id;
+    pid_t from_pid;
+    pid_t from_tid;
+    uid_t sender_euid;
+    std::uint32_t code;
+    std::uint32_t flags;
+    bool is_reply;
+  };
+  explicit Transaction(const Params& params);
+
+  const int debug_id;
+  const pid_t from_pid;
+  const pid_t from_tid;
+  const uid_t sender_euid;
+  const std::uint32_t code;
+  const std::uint32_t flags;
+  const bool is_async;
+  const bool is_reply;
+
+  // Set before the transaction is published (queued or pushed), never changed afterwards.
+  std::shared_ptr<Node> target_node;         // null for replies
+  std::shared_ptr<Transaction> from_parent;  // the sender's stack below this call
+  binder_uintptr_t security_ctx = 0;         // receiver address of the label (S4.9)
+
+  mutable TxnLock lock;
+  std::shared_ptr<Thread> from CUSED_GUARDED_BY(lock);  // the waiting sender (sync calls)
+  std::shared_ptr<Proc> to_proc CUSED_GUARDED_BY(lock);
+  std::shared_ptr<Thread> to_thread CUSED_GUARDED_BY(lock);
+  std::shared_ptr<Transaction> to_parent CUSED_GUARDED_BY(lock);  // the receiver's stack below
+  // The buffer in to_proc; null once the receiver freed it early or the receiver died.
+  alloc::Buffer* buffer CUSED_GUARDED_BY(lock) = nullptr;
+
+  std::shared_ptr<Thread> get_from() const CUSED_EXCLUDES(lock);
+  alloc::Buffer* get_buffer() const CUSED_EXCLUDES(lock);
+
+ protected:
+  std::shared_ptr<void> owner() override { return shared_from_this(); }
+};
+
+}  // namespace cused::core

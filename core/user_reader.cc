@@ -1,0 +1,33 @@
+#include "core/user_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace cused::core {
+
+bool UserReader::in_window(std::size_t len) const {
+  return position_ >= window_start_ && position_ - window_start_ + len <= window_len_;
+}
+
+int UserReader::read(void* dst, std::size_t len) {
+  if (len > kWindow) return memory_.read(position_, dst, len) ? -EFAULT : 0;
+  if (!in_window(len)) {
+    std::size_t ahead = end_ > position_ ? std::min<std::uint64_t>(kWindow, end_ - position_) : 0;
+    std::size_t want = std::max(len, ahead);
+    window_start_ = position_;
+    window_len_ = 0;
+    if (memory_.read(position_, window_.data(), want) == 0) {
+      window_len_ = want;
+    } else if (want > len && memory_.read(position_, window_.data(), len) == 0) {
+      window_len_ = len;
+    } else {
+      return -EFAULT;
+    }
+  }
+  std::memcpy(dst, window_.data() + (position_ - window_start_), len);
+  position_ += len;
+  return 0;
+}
+
+}  // namespace cused::core

@@ -1,0 +1,64 @@
+// What wake_up_interruptible() becomes without sleeping threads. A binder read with no work
+// parks its request; whoever queues work for that thread later detaches the parked read under the
+// proc's inner lock and hands it to the WakeScope of the daemon thread it runs on. When that
+// daemon thread has dropped the engine's locks (the scope ends), it runs the woken reads itself:
+// it writes the BR_ stream into the reader's buffer and completes the reader's request. No daemon
+// thread ever blocks waiting for binder work, and no other thread is woken to deliver (DESIGN.md
+// section 3).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/completion.h"
+
+namespace cused::core {
+
+class Thread;
+struct PendingRead;
+
+class WakeScope {
+ public:
+  // `current_tid`: the tid whose request this daemon thread serves (the kernel's `current`).
+  explicit WakeScope(pid_t current_tid);
+  // The outermost scope delivers everything queued: woken reads first, then the caller's own
+  // answer (so a reply reaches the waiting caller before the replier hears its completion).
+  // A scope opened inside another is passive.
+  ~WakeScope();
+  WakeScope(const WakeScope&) = delete;
+  WakeScope& operator=(const WakeScope&) = delete;
+
+  // The scope of the calling daemon thread. Engine code that wakes threads runs inside one.
+  static WakeScope& current();
+
+  pid_t current_tid() const { return current_tid_; }
+  void resume(std::shared_ptr<Thread> thread, std::unique_ptr<PendingRead> read);
+  void notify(std::shared_ptr<PollWaiter> waiter);
+  // The request this scope serves, answered after the woken reads ran.
+  void answer(std::unique_ptr<Completion> completion, long result, std::span<const std::byte> out);
+
+ private:
+  struct Resumption {
+    std::shared_ptr<Thread> thread;
+    std::unique_ptr<PendingRead> read;
+  };
+  struct Answer {
+    std::unique_ptr<Completion> completion;
+    long result;
+    std::vector<std::byte> out;
+  };
+  void drain();
+
+  const pid_t current_tid_;
+  WakeScope* const outer_;
+  std::deque<Resumption> resumptions_;
+  std::vector<std::shared_ptr<PollWaiter>> waiters_;
+  std::vector<Answer> answers_;
+};
+
+}  // namespace cused::core

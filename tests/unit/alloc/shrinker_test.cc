@@ -1,0 +1,182 @@
+// The shrinker thread and what wakes it (DESIGN.md section 4): shrink-now requests, stress mode,
+// pressure sources, and the PSI / cgroup v2 plumbing.
+#include "core/alloc/shrinker.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/alloc/pressure.h"
+#include "tests/unit/alloc/fixture.h"
+
+namespace cused::core::alloc::testing {
+namespace {
+
+ShrinkerOptions quiet_options() {
+  ShrinkerOptions options;
+  options.psi = options.cgroup = false;
+  return options;
+}
+
+// Waits (with a hang guard, not a timing assertion) until `done` holds.
+template <typename F>
+bool eventually(F&& done) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// A pressure source a test can fire: readable pipe = pressure.
+class PipeSource final : public PressureSource {
+ public:
+  PipeSource() {
+    if (pipe(fds_) != 0) throw std::runtime_error("pipe");
+  }
+  ~PipeSource() override {
+    close(fds_[0]);
+    close(fds_[1]);
+  }
+  std::string_view name() const override { return "test-pipe"; }
+  int fd() const override { return fds_[0]; }
+  short events() const override { return POLLIN; }
+  bool consume() override {
+    char byte;
+    return read(fds_[0], &byte, 1) == 1;
+  }
+  void fire() { ASSERT_EQ(write(fds_[1], "x", 1), 1); }
+
+ private:
+  int fds_[2];
+};
+
+class ShrinkerTest : public ::testing::Test {
+ protected:
+  std::size_t page() const { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  // Puts `pages` pages of `proc` on the LRU.
+  void park_pages(TestProc& proc, std::size_t pages) {
+    proc.alloc->free_buffer(*proc.sync_buffer(pages * page()));
+  }
+  PageLru lru;
+};
+
+TEST_F(ShrinkerTest, ShrinkNowReclaimsTheWholeLruAndReportsPagesAndBytes) {
+  TestProc one(lru, {}, 1 << 20), two(lru, {LockVariant::spin_install}, 1 << 20);
+  park_pages(one, 3);
+  park_pages(two, 5);
+  Shrinker shrinker(lru, quiet_options());
+  ReclaimResult result = shrinker.shrink_now();
+  EXPECT_EQ(result.pages, 8u);
+  EXPECT_EQ(result.bytes, 8 * page());
+  EXPECT_EQ(lru.size(), 0u);
+  EXPECT_EQ(one.file->resident_pages(0, 1 << 20) + two.file->resident_pages(0, 1 << 20), 0);
+  ShrinkerStats stats = shrinker.stats();
+  EXPECT_EQ(stats.requests, 1u);
+  EXPECT_EQ(stats.pages, 8u);
+  EXPECT_EQ(stats.bytes, 8 * page());
+  EXPECT_EQ(shrinker.shrink_now().pages, 0u);  // nothing left
+}
+
+TEST_F(ShrinkerTest, ShrinkNowLeavesPagesOfAllocatedBuffersAlone) {
+  TestProc proc(lru, {}, 1 << 20);
+  Buffer* live = proc.sync_buffer(2 * page());
+  park_pages(proc, 4);  // pages 2-5
+  Shrinker shrinker(lru, quiet_options());
+  EXPECT_EQ(shrinker.shrink_now().pages, 4u);
+  EXPECT_EQ(proc.file->resident_pages(0, 2 * page()), 2);
+  proc.alloc->free_buffer(*live);
+}
+
+TEST_F(ShrinkerTest, StressModeReclaimsWithoutBeingAsked) {
+  TestProc proc(lru, {}, 1 << 20);
+  ShrinkerOptions options = quiet_options();
+  options.stress = true;
+  Shrinker shrinker(lru, std::move(options));
+  park_pages(proc, 6);
+  EXPECT_TRUE(eventually([&] { return proc.file->resident_pages(0, 1 << 20) == 0; }));
+  EXPECT_TRUE(shrinker.stats().stress);
+  shrinker.set_stress(false);
+  EXPECT_TRUE(eventually([&] { return shrinker.stats().passes > 0; }));
+}
+
+TEST_F(ShrinkerTest, APressureEventReclaims) {
+  TestProc proc(lru, {}, 1 << 20);
+  park_pages(proc, 2);
+  auto source = std::make_unique<PipeSource>();
+  PipeSource& pipe_source = *source;
+  ShrinkerOptions options = quiet_options();
+  options.extra_sources.push_back(std::move(source));
+  Shrinker shrinker(lru, std::move(options));
+  EXPECT_EQ(shrinker.stats().sources, std::vector<std::string>{"test-pipe"});
+  EXPECT_EQ(lru.size(), 2u);  // nothing happens without pressure
+  pipe_source.fire();
+  EXPECT_TRUE(eventually([&] { return shrinker.stats().pressure_events == 1; }));
+  EXPECT_EQ(shrinker.stats().pages, 2u);
+  EXPECT_EQ(proc.file->resident_pages(0, 1 << 20), 0);
+}
+
+TEST_F(ShrinkerTest, PsiTriggerIsArmedOrTheReasonIsReported) {
+  std::string why_not;
+  auto psi = open_psi_trigger("some 150000 2000000", why_not);
+  ShrinkerOptions options = quiet_options();
+  options.psi = true;
+  Shrinker shrinker(lru, std::move(options));
+  ShrinkerStats stats = shrinker.stats();
+  if (!psi) {
+    ASSERT_EQ(stats.unavailable.size(), 1u);
+    GTEST_SKIP() << "no PSI trigger here: " << why_not;
+  }
+  EXPECT_EQ(stats.sources, std::vector<std::string>{"psi"});
+  // The kernel validates triggers: a malformed one is refused.
+  EXPECT_EQ(open_psi_trigger("some nonsense", why_not), nullptr);
+  EXPECT_NE(why_not.find("Invalid argument"), std::string::npos) << why_not;
+}
+
+TEST(CgroupPressure, FindsTheCgroup2MountAndPath) {
+  const char* mountinfo =
+      "25 30 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+      "36 25 0:31 / /sys/fs/cgroup/unified rw,nosuid shared:9 - cgroup2 cgroup2 rw\n"
+      "37 25 0:32 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory\n";
+  EXPECT_EQ(cgroup2_mount_point(mountinfo), "/sys/fs/cgroup/unified");
+  EXPECT_EQ(cgroup2_mount_point("25 30 0:22 / /sys rw - sysfs sysfs rw\n"), std::nullopt);
+  EXPECT_EQ(cgroup2_path("4:memory:/a\n0::/system.slice/cused.service\n"),
+            "/system.slice/cused.service");
+  EXPECT_EQ(cgroup2_path("4:memory:/a\n"), std::nullopt);
+}
+
+TEST(CgroupPressure, UsesTheNearestCgroupWithAMemoryLimit) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("cused-cgroup-" + std::to_string(getpid()));
+  fs::create_directories(root / "daemon.slice" / "cused");
+  auto write = [](const fs::path& path, const char* text) { std::ofstream(path) << text; };
+  write(root / "daemon.slice" / "cused" / "memory.max", "max\n");
+  write(root / "daemon.slice" / "cused" / "memory.high", "max\n");
+  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"), std::nullopt);
+  write(root / "daemon.slice" / "memory.max", "268435456\n");
+  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"),
+            (root / "daemon.slice").string());
+  write(root / "daemon.slice" / "cused" / "memory.high", "100000000\n");
+  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"),
+            (root / "daemon.slice" / "cused").string());
+  fs::remove_all(root);
+}
+
+TEST(CgroupPressure, OnlyRisingHighMaxOrOomCountsArePressure) {
+  MemoryEvents before = parse_memory_events("low 0\nhigh 3\nmax 1\noom 0\noom_kill 0\n");
+  EXPECT_EQ(before.high, 3u);
+  EXPECT_EQ(before.max, 1u);
+  EXPECT_FALSE(pressure_rose(before, parse_memory_events("low 9\nhigh 3\nmax 1\noom 0\n")));
+  EXPECT_TRUE(pressure_rose(before, parse_memory_events("low 0\nhigh 4\nmax 1\noom 0\n")));
+  EXPECT_TRUE(pressure_rose(before, parse_memory_events("low 0\nhigh 3\nmax 1\noom 1\n")));
+}
+
+}  // namespace
+}  // namespace cused::core::alloc::testing

@@ -1,0 +1,193 @@
+// In-process clients for the protocol engine's unit tests. A "client" is a proc opened on a test
+// device; its "threads" are plain tid numbers (core never blocks, so one test thread can play
+// every binder thread). User memory is this test process's own memory, reached through
+// process_vm_readv/writev on our own pid, so a bad address is EFAULT as for a real caller, and
+// the client's mapping of its buffer space is the daemon's own mapping of the memfd: a delivered
+// BR_TRANSACTION points at bytes the test can read directly.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/buffer_file.h"
+#include "core/completion.h"
+#include "core/device.h"
+#include "core/driver.h"
+#include "core/proc.h"
+#include "core/user_memory.h"
+#include "uapi/binder.h"
+
+namespace cused::core::test {
+
+// The caller's memory: this process, through the same system calls the daemon uses.
+class SelfMemory final : public UserMemory {
+ public:
+  int read(std::uint64_t addr, void* dst, std::size_t len) override;
+  int write(std::uint64_t addr, const void* src, std::size_t len) override;
+};
+
+// One returned item of a read: the BR_ code and its payload.
+struct Br {
+  std::uint32_t cmd = 0;
+  std::vector<std::byte> payload;
+
+  binder_transaction_data tr() const;
+  binder_transaction_data_secctx tr_secctx() const;
+  binder_ptr_cookie ptr_cookie() const;
+  binder_uintptr_t cookie() const;
+};
+
+std::string br_name(std::uint32_t cmd);
+// "BR_NOOP BR_TRANSACTION_COMPLETE BR_REPLY": what a read returned, for EXPECT_EQ.
+std::string names(const std::vector<Br>& items);
+
+// A parcel-lite: data bytes and the offsets of the objects in them.
+class Parcel {
+ public:
+  Parcel& u32(std::uint32_t value) { return raw(&value, sizeof value); }
+  Parcel& u64(std::uint64_t value) { return raw(&value, sizeof value); }
+  Parcel& raw(const void* data, std::size_t len);
+  Parcel& binder(binder_uintptr_t ptr, binder_uintptr_t cookie, std::uint32_t flags = 0);
+  Parcel& weak_binder(binder_uintptr_t ptr, binder_uintptr_t cookie);
+  Parcel& handle(std::uint32_t handle);
+  Parcel& weak_handle(std::uint32_t handle);
+  Parcel& fd(int fd);
+  Parcel& fda(binder_size_t num_fds, binder_size_t parent, binder_size_t parent_offset);
+  Parcel& ptr(const void* buffer, binder_size_t length, std::optional<binder_size_t> parent = {},
+              binder_size_t parent_offset = 0);
+  // Adds an offset entry without an object (for malformed-offset tests).
+  Parcel& offset(binder_size_t offset) {
+    offsets.push_back(offset);
+    return *this;
+  }
+  template <typename T>
+  Parcel& object(const T& obj) {
+    offsets.push_back(data.size());
+    return raw(&obj, sizeof obj);
+  }
+
+  std::vector<std::byte> data;
+  std::vector<binder_size_t> offsets;
+};
+
+// A BC_ command stream. Keeps every payload it points at alive.
+class Commands {
+ public:
+  Commands& u32(std::uint32_t value) { return raw(&value, sizeof value); }
+  Commands& u64(std::uint64_t value) { return raw(&value, sizeof value); }
+  Commands& raw(const void* data, std::size_t len);
+  Commands& transaction(std::uint32_t handle, std::uint32_t code, std::uint32_t flags,
+                        const Parcel& parcel = {});
+  Commands& transaction_sg(std::uint32_t handle, std::uint32_t code, std::uint32_t flags,
+                           const Parcel& parcel, binder_size_t buffers_size);
+  Commands& reply(std::uint32_t flags = 0, const Parcel& parcel = {});
+  Commands& reply_sg(std::uint32_t flags, const Parcel& parcel, binder_size_t buffers_size);
+  // A transaction whose binder_transaction_data the test fills itself.
+  Commands& transaction_raw(std::uint32_t cmd, const binder_transaction_data& tr);
+  Commands& free_buffer(binder_uintptr_t buffer) { return u32(BC_FREE_BUFFER).u64(buffer); }
+  Commands& ref(std::uint32_t cmd, std::uint32_t handle) { return u32(cmd).u32(handle); }
+  Commands& done(std::uint32_t cmd, binder_uintptr_t ptr, binder_uintptr_t cookie);
+  Commands& death(std::uint32_t cmd, std::uint32_t handle, binder_uintptr_t cookie);
+  Commands& dead_binder_done(binder_uintptr_t cookie) {
+    return u32(BC_DEAD_BINDER_DONE).u64(cookie);
+  }
+
+  std::vector<std::byte> bytes;
+
+ private:
+  binder_transaction_data describe(std::uint32_t handle, std::uint32_t code, std::uint32_t flags,
+                                   const Parcel& parcel);
+  std::deque<Parcel> kept_;
+};
+
+// One BINDER_WRITE_READ: finished at once or parked until work arrives.
+struct Call {
+  struct State;
+  std::shared_ptr<State> state;
+
+  bool done() const;
+  // Blocks the calling test thread (never the engine) until the call finished.
+  void wait() const;
+  long result() const;
+  const binder_write_read& bwr() const;
+  // The items the read returned (read_consumed bytes).
+  std::vector<Br> items() const;
+  std::string names() const { return test::names(items()); }
+  // The single transaction or reply among the items (fails the test when there is none).
+  binder_transaction_data tr() const;
+};
+
+class Env;
+
+class Client {
+ public:
+  // `mapped`: whether the client has mapped its buffer space (S1.7).
+  Client(Env& env, pid_t pid, uid_t euid = 1000, bool mapped = true,
+         std::size_t space = (1u << 20) - 2 * 4096);
+
+  pid_t pid() const { return pid_; }
+  Proc& proc() { return *proc_; }
+  std::shared_ptr<Proc>& handle() { return proc_; }
+  void set_mapped(bool mapped) { *mapped_ = mapped; }
+  const BufferFile& buffers() const { return *buffers_; }
+
+  // A simple ioctl that must finish at once; `arg` is copied in and, for RW ioctls, back out.
+  long ioctl(pid_t tid, unsigned cmd, void* arg = nullptr, std::size_t size = 0, uid_t euid = ~0u);
+  template <typename T>
+  long ioctl(pid_t tid, unsigned cmd, T& arg) {
+    return ioctl(tid, cmd, &arg, sizeof arg);
+  }
+  Call write_read(pid_t tid, const Commands& commands, std::size_t read_size = 256,
+                  bool nonblock = false, binder_size_t read_consumed = 0);
+  // BINDER_WRITE_READ with a binder_write_read the test made (its buffers are the test's).
+  Call submit(pid_t tid, const binder_write_read& bwr, bool nonblock = false);
+  Call read(pid_t tid, std::size_t read_size = 256, bool nonblock = false) {
+    return write_read(tid, {}, read_size, nonblock);
+  }
+  // Writes and expects the write to be fully consumed without error; returns the call.
+  Call write(pid_t tid, const Commands& commands) { return write_read(tid, commands, 0); }
+
+  // A signal for `tid`'s parked call (S1.12): what the frontend does on FUSE_INTERRUPT.
+  void interrupt(pid_t tid, const Call& call);
+  void release() { proc_->release(); }
+
+ private:
+  Call submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call call);
+
+  Env& env_;
+  const pid_t pid_;
+  const uid_t euid_;
+  std::shared_ptr<bool> mapped_;
+  const BufferFile* buffers_;
+  std::shared_ptr<Proc> proc_;
+};
+
+class Env {
+ public:
+  explicit Env(DeviceOptions options = {});
+  std::shared_ptr<Driver> driver = std::make_shared<Driver>();
+  std::shared_ptr<Device> device;
+};
+
+// Reads a delivered buffer's data as bytes (the client's mapping is ours).
+inline std::vector<std::byte> buffer_bytes(const binder_transaction_data& tr) {
+  auto* data = reinterpret_cast<const std::byte*>(tr.data.ptr.buffer);
+  return {data, data + tr.data_size};
+}
+template <typename T>
+T object_at(const binder_transaction_data& tr, binder_size_t offset) {
+  T value;
+  std::memcpy(&value, reinterpret_cast<const std::byte*>(tr.data.ptr.buffer) + offset,
+              sizeof value);
+  return value;
+}
+
+}  // namespace cused::core::test
