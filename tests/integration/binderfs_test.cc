@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 #include <vector>
@@ -64,6 +66,15 @@ TEST_F(BinderfsTest, S10_2_RootListsDevicesControlAndFeatures) {
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   ASSERT_EQ(stat(mount_.path("binder-control").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+// S10.5: features/ lists what the engine implements, each file reading "1\n".
+TEST_F(BinderfsTest, S10_5_FeaturesListImplementedProtocol) {
+  EXPECT_EQ(list_dir(mount_.path("features")),
+            (std::set<std::string>{"oneway_spam_detection", "extended_error", "defer_complete"}));
+  std::ifstream feature(mount_.path("features/defer_complete"));
+  std::string content((std::istreambuf_iterator<char>(feature)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "1\n");
 }
 
 // S2.8 and S2.0: BINDER_VERSION answers protocol 8; an unknown request is EINVAL.
