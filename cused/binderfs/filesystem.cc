@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "core/buffer_file.h"
-#include "core/protocol_features.h"
 #include "core/proc.h"
+#include "core/protocol_features.h"
 #include "cused/binderfs/fuse_completion.h"
 #include "cused/binderfs/maps_finder.h"
 #include "cused/binderfs/open_file.h"

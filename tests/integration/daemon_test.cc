@@ -1,4 +1,5 @@
 // The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -16,8 +17,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "client/binder_device.h"
 #include "tests/integration/mounted_binderfs.h"
