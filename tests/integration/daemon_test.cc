@@ -129,6 +129,27 @@ TEST_F(DaemonTest, KilledDaemonGivesErrorsAndStaleMountIsCleaned) {
   EXPECT_EQ(BinderDevice(dir_ + "/binder").version(), 8);
 }
 
+// Without --foreground the command returns once the mount serves (exit 0), and the daemon, with
+// its threads (forked before any existed), keeps serving; a bad mount point is exit 1.
+TEST_F(DaemonTest, BackgroundDaemonServesAfterCommandReturns) {
+  const char* binary = std::getenv("CUSED_BINARY");
+  std::string command = std::string(binary) + " --mount " + dir_;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_TRUE(is_mounted(dir_));
+  {
+    BinderDevice device(dir_ + "/binder");
+    std::uint32_t words[16];
+    binder_write_read bwr{};
+    bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+    bwr.read_size = sizeof words;
+    EXPECT_EQ(device.write_read(bwr), 0);  // a new thread's first read: BR_NOOP at once
+    EXPECT_EQ(device.version(), 8);
+  }
+  EXPECT_EQ(umount2(dir_.c_str(), 0), 0);  // the daemon ends with its mount
+  std::string bad = std::string(binary) + " --mount " + dir_ + "/does-not-exist 2>/dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 1);
+}
+
 // --link makes /dev-style symlinks, never replaces something that is not ours, and removes its
 // own links at exit.
 TEST_F(DaemonTest, LinksAreMadeAndRemoved) {
