@@ -64,7 +64,7 @@ bool StealMutex::compete_as_first(Waiter& self) {
   std::uint32_t seen = word_.load(std::memory_order_relaxed);
   while (!(seen & kLocked)) {
     // Leave the queue and drop our handoff request, if any: we are served.
-    const std::uint32_t taken = kLocked | (queue_.size() > 1 ? kWaiters : 0);
+    const std::uint32_t taken = kLocked | (detail::has_second(queue_) ? kWaiters : 0);
     if (word_.compare_exchange_weak(seen, taken, std::memory_order_acquire,
                                     std::memory_order_relaxed)) {
       queue_.pop_front();

@@ -80,9 +80,9 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   std::atomic<std::uint32_t> word_{0};
   const unsigned spin_rounds_;
   const unsigned handoff_after_;
-  Observer* observer_ = nullptr;
   // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
   mutable SpinLock wait_lock_;
+  Observer* observer_ = nullptr;
   detail::WaitQueue queue_ CUSED_GUARDED_BY(wait_lock_);
 };
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <boost/intrusive/slist.hpp>
 #include <cstdint>
+#include <iterator>
 
 #include "core/sync/futex.h"
 
@@ -43,8 +44,15 @@ class Waiter : public boost::intrusive::slist_base_hook<> {
   std::atomic<std::uint32_t> wake_{kAsleep};
 };
 
-// FIFO of waiters, O(1) at both ends.
-using WaitQueue = boost::intrusive::slist<Waiter, boost::intrusive::cache_last<true>>;
+// FIFO of waiters, O(1) at both ends; two pointers (no element count: size() walks the queue,
+// which only diagnostics do).
+using WaitQueue = boost::intrusive::slist<Waiter, boost::intrusive::cache_last<true>,
+                                          boost::intrusive::constant_time_size<false>>;
+
+// Whether anyone is queued behind the first waiter.
+inline bool has_second(const WaitQueue& queue) {
+  return !queue.empty() && std::next(queue.begin()) != queue.end();
+}
 
 // Lock word bits common to the queued policies. kWaiters is set exactly while the queue is
 // non-empty (it is changed only under the wait lock that guards the queue), so that an uncontended

@@ -133,7 +133,7 @@ BENCHMARK_TEMPLATE(BM_Uncontended, Handoff);
 BENCHMARK_TEMPLATE(BM_Uncontended, Steal);
 
 #define CUSED_CONTENDED(Lock) \
-  BENCHMARK_TEMPLATE(BM_Contended, Lock)->Arg(0)->Arg(200)->ThreadRange(1, 8)->UseRealTime()
+  BENCHMARK_TEMPLATE(BM_Contended, Lock)->Arg(0)->Arg(20)->ThreadRange(1, 8)->UseRealTime()
 CUSED_CONTENDED(std::mutex);
 CUSED_CONTENDED(SpinLock);
 CUSED_CONTENDED(Barging);
