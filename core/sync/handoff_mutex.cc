@@ -4,11 +4,6 @@
 
 namespace cused::sync {
 
-std::size_t HandoffMutex::waiters() const {
-  LockGuard guard(wait_lock_);
-  return queue_.size();
-}
-
 void HandoffMutex::acquire_contended() {
   detail::Waiter self;
   {
@@ -26,7 +21,7 @@ void HandoffMutex::hand_over() {
     queue_.pop_front();
     // The word stays kLocked: the lock now belongs to `next`. Nobody else changes the word while
     // we hold the wait lock (it is locked, and queuing needs the wait lock).
-    if (queue_.empty()) word_.store(detail::kLocked, std::memory_order_relaxed);
+    word_.fetch_sub(detail::kOneWaiter, std::memory_order_relaxed);
     wake = next.tell(detail::Waiter::kOwner);
   }
   wake.send();

@@ -22,7 +22,7 @@ class CUSED_CAPABILITY("mutex") HandoffMutex : public LockApi<HandoffMutex> {
   HandoffMutex() = default;
 
   // Threads queued for the lock, for diagnostics and tests.
-  std::size_t waiters() const CUSED_EXCLUDES(wait_lock_);
+  std::size_t waiters() const { return detail::waiters_in(word_.load(std::memory_order_relaxed)); }
 
  private:
   friend class LockApi<HandoffMutex>;
@@ -31,7 +31,7 @@ class CUSED_CAPABILITY("mutex") HandoffMutex : public LockApi<HandoffMutex> {
     if (!try_acquire()) acquire_contended();
   }
   // Fails while a handoff is pending: the word stays kLocked until the new owner unlocks (the word
-  // has kWaiters only together with kLocked, because an unlock never frees a lock with waiters).
+  // counts waiters only together with kLocked, because an unlock never frees a lock with waiters).
   bool try_acquire() { return detail::try_lock_word(word_); }
   void release() {
     std::uint32_t seen;
@@ -43,7 +43,7 @@ class CUSED_CAPABILITY("mutex") HandoffMutex : public LockApi<HandoffMutex> {
 
   std::atomic<std::uint32_t> word_{0};
   // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
-  mutable SpinLock wait_lock_;
+  SpinLock wait_lock_;
   detail::WaitQueue queue_ CUSED_GUARDED_BY(wait_lock_);
 };
 

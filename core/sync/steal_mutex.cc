@@ -8,16 +8,11 @@
 namespace cused::sync {
 
 using detail::kLocked;
-using detail::kWaiters;
+using detail::kOneWaiter;
 using detail::Waiter;
 
 StealMutex::StealMutex(unsigned spin_rounds, unsigned handoff_after)
     : spin_rounds_(spin_rounds), handoff_after_(std::max(handoff_after, 1u)) {}
-
-std::size_t StealMutex::waiters() const {
-  LockGuard guard(wait_lock_);
-  return queue_.size();
-}
 
 void StealMutex::acquire_contended() {
   if (spin_to_steal()) return;
@@ -63,8 +58,8 @@ bool StealMutex::compete_as_first(Waiter& self) {
   if (self.owns_lock()) return true;  // we had requested a handoff, and it came meanwhile
   std::uint32_t seen = word_.load(std::memory_order_relaxed);
   while (!(seen & kLocked)) {
-    // Leave the queue and drop our handoff request, if any: we are served.
-    const std::uint32_t taken = kLocked | (detail::has_second(queue_) ? kWaiters : 0);
+    // Leave the queue: we are no longer counted. (A free word has no kHandoff.)
+    const std::uint32_t taken = (seen - kOneWaiter) | kLocked;
     if (word_.compare_exchange_weak(seen, taken, std::memory_order_acquire,
                                     std::memory_order_relaxed)) {
       queue_.pop_front();
@@ -76,7 +71,7 @@ bool StealMutex::compete_as_first(Waiter& self) {
 }
 
 // Only while the lock is held: then its unlock hands it over instead of releasing it. If it was
-// released meanwhile, that unlock wakes us (it saw kWaiters) and we compete once more.
+// released meanwhile, that unlock wakes us (it saw us counted) and we compete once more.
 void StealMutex::request_handoff(std::uint32_t seen) {
   while ((seen & kLocked) && !(seen & kHandoff) &&
          !word_.compare_exchange_weak(seen, seen | kHandoff, std::memory_order_relaxed,
@@ -92,7 +87,7 @@ void StealMutex::release_contended(std::uint32_t seen) {
     if (seen & kHandoff) return hand_over();
   } while (!word_.compare_exchange_weak(seen, seen & ~kLocked, std::memory_order_release,
                                         std::memory_order_relaxed));
-  if (seen & kWaiters) wake_first();
+  if (detail::waiters_in(seen) > 0) wake_first();
 }
 
 // The first waiter stays first: it is told to compete, and leaves the queue when it wins.
@@ -115,7 +110,7 @@ void StealMutex::hand_over() {
     // queuing needs the wait lock).
     Waiter& next = queue_.front();
     queue_.pop_front();
-    word_.store(kLocked | (queue_.empty() ? 0 : kWaiters), std::memory_order_relaxed);
+    word_.fetch_sub(kOneWaiter + kHandoff, std::memory_order_relaxed);
     wake = next.tell(Waiter::kOwner);
   }
   wake.send();

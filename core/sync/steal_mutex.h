@@ -32,7 +32,7 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
                       unsigned handoff_after = kDefaultHandoffAfter);
 
   // Threads queued for the lock, for diagnostics and tests.
-  std::size_t waiters() const CUSED_EXCLUDES(wait_lock_);
+  std::size_t waiters() const { return detail::waiters_in(word_.load(std::memory_order_relaxed)); }
   // The first waiter has lost `handoff_after` times: the next unlock hands the lock over.
   bool handoff_requested() const { return word_.load(std::memory_order_relaxed) & kHandoff; }
 
@@ -49,9 +49,9 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
 
  private:
   friend class LockApi<StealMutex>;
-  // Word bit beside wait_queue.h's kLocked and kWaiters: set only by the first waiter, only while
-  // the lock is held; the unlock that sees it hands the lock over instead of releasing it, so the
-  // word keeps kLocked until the first waiter has run with the lock. Hence a free word (no
+  // Word flag beside wait_queue.h's kLocked and waiter count: set only by the first waiter, only
+  // while the lock is held; the unlock that sees it hands the lock over instead of releasing it, so
+  // the word keeps kLocked until the first waiter has run with the lock. Hence a free word (no
   // kLocked) never has a handoff pending, and anyone who sees it free may take it.
   static constexpr std::uint32_t kHandoff = 4;
 
@@ -81,7 +81,7 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   const unsigned spin_rounds_;
   const unsigned handoff_after_;
   // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
-  mutable SpinLock wait_lock_;
+  SpinLock wait_lock_;
   Observer* observer_ = nullptr;
   detail::WaitQueue queue_ CUSED_GUARDED_BY(wait_lock_);
 };

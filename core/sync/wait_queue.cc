@@ -9,7 +9,7 @@ bool lock_word_or_queue(std::atomic<std::uint32_t>& word, WaitQueue& queue, Wait
       if (word.compare_exchange_weak(seen, seen | kLocked, std::memory_order_acquire,
                                      std::memory_order_relaxed))
         return true;
-    } else if (word.compare_exchange_weak(seen, seen | kWaiters, std::memory_order_relaxed,
+    } else if (word.compare_exchange_weak(seen, seen + kOneWaiter, std::memory_order_relaxed,
                                           std::memory_order_relaxed)) {
       queue.push_back(self);
       return false;

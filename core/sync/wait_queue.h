@@ -6,7 +6,6 @@
 #include <atomic>
 #include <boost/intrusive/slist.hpp>
 #include <cstdint>
-#include <iterator>
 
 #include "core/sync/futex.h"
 
@@ -44,21 +43,17 @@ class Waiter : public boost::intrusive::slist_base_hook<> {
   std::atomic<std::uint32_t> wake_{kAsleep};
 };
 
-// FIFO of waiters, O(1) at both ends; two pointers (no element count: size() walks the queue,
-// which only diagnostics do).
+// FIFO of waiters, O(1) at both ends, two pointers. Its length is kept in the lock word.
 using WaitQueue = boost::intrusive::slist<Waiter, boost::intrusive::cache_last<true>,
                                           boost::intrusive::constant_time_size<false>>;
 
-// Whether anyone is queued behind the first waiter.
-inline bool has_second(const WaitQueue& queue) {
-  return !queue.empty() && std::next(queue.begin()) != queue.end();
-}
-
-// Lock word bits common to the queued policies. kWaiters is set exactly while the queue is
-// non-empty (it is changed only under the wait lock that guards the queue), so that an uncontended
-// unlock is one compare-and-swap from kLocked to 0.
+// The lock word of the queued policies: kLocked, policy flags below bit 8, and from bit 8 up the
+// number of queued waiters. The count changes only under the wait lock that guards the queue. With
+// waiters in the word, an uncontended unlock is one compare-and-swap from kLocked to 0 and fails
+// whenever someone is queued; and the queue length can be read without the wait lock.
 inline constexpr std::uint32_t kLocked = 1;
-inline constexpr std::uint32_t kWaiters = 2;
+inline constexpr std::uint32_t kOneWaiter = 1u << 8;
+inline constexpr std::uint32_t waiters_in(std::uint32_t word) { return word / kOneWaiter; }
 
 // Sets kLocked if it is clear, whether threads are queued or not.
 inline bool try_lock_word(std::atomic<std::uint32_t>& word) {
@@ -77,10 +72,10 @@ inline bool unlock_word_if_alone(std::atomic<std::uint32_t>& word, std::uint32_t
                                       std::memory_order_relaxed);
 }
 
-// Called with the queue's wait lock held: takes the lock as try_lock_word does, or else sets
-// kWaiters and queues `self` last. Holding the wait lock makes this atomic against the unlock's
-// slow path, which takes the wait lock too: the unlock either frees the word before we look at
-// it, or sees kWaiters and finds us queued.
+// Called with the queue's wait lock held: takes the lock as try_lock_word does, or else counts
+// `self` in the word and queues it last. Holding the wait lock makes this atomic against the
+// unlock's slow path, which takes the wait lock too: the unlock either frees the word before we
+// look at it, or sees us counted and finds us queued.
 bool lock_word_or_queue(std::atomic<std::uint32_t>& word, WaitQueue& queue, Waiter& self);
 
 }  // namespace cused::sync::detail
