@@ -5,10 +5,12 @@
 //   BM_Fairness     1..8 threads for a fixed time: total rate, and how the acquisitions spread
 //                   over the threads.
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -92,12 +94,21 @@ std::vector<std::uint64_t> snapshot(const std::vector<AcquisitionCount>& counts)
   return values;
 }
 
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
 // range(0) threads take the lock in a loop, range(1) pauses of thinking between critical
 // sections, each counting its own acquisitions; the counts are sampled over a fixed window after a
 // warm-up (threads start milliseconds apart on a loaded machine, and the first ones would pile up
 // uncontended acquisitions meanwhile). Unlike BM_Contended, where every thread must finish the
 // same number of iterations, an unfair lock cannot hide here: acq_per_s is the total rate,
 // max/min and min_share (the least served thread's share, 1/threads when fair) show the spread.
+// acq_per_cpu_s divides by the CPU time the process used in the window instead of wall time: on
+// a machine shared with other work the CPU share we get varies from run to run, and this rate
+// (the lock's efficiency: spinning burns CPU, sleeping does not) varies much less.
 template <typename Lock>
 void BM_Fairness(benchmark::State& state) {
   constexpr auto kWarmUp = std::chrono::milliseconds(50);
@@ -111,6 +122,7 @@ void BM_Fairness(benchmark::State& state) {
     std::vector<AcquisitionCount> counts(threads);
     std::vector<std::uint64_t> first;
     std::vector<std::uint64_t> last;
+    double cpu_seconds = 0;
     {
       std::vector<std::jthread> running;
       for (std::size_t t = 0; t < threads; ++t) {
@@ -126,8 +138,10 @@ void BM_Fairness(benchmark::State& state) {
       }
       std::this_thread::sleep_for(kWarmUp);
       first = snapshot(counts);
+      const double cpu_before = process_cpu_seconds();
       std::this_thread::sleep_for(kWindow);
       last = snapshot(counts);
+      cpu_seconds = process_cpu_seconds() - cpu_before;
       stop = true;
     }
     std::uint64_t total = 0;
@@ -144,6 +158,7 @@ void BM_Fairness(benchmark::State& state) {
     };
     state.counters["acq_per_s"] =
         static_cast<double>(total) / std::chrono::duration<double>(kWindow).count();
+    state.counters["acq_per_cpu_s"] = static_cast<double>(total) / cpu_seconds;
     state.counters["max/min"] = ratio(max, min);
     state.counters["min_share"] = ratio(min, total);
   }
@@ -153,6 +168,17 @@ using Barging = PolicyMutexOf<LockPolicy::kBarging>;
 using SpinThenPark = PolicyMutexOf<LockPolicy::kSpinThenPark>;
 using Handoff = PolicyMutexOf<LockPolicy::kHandoff>;
 using Steal = PolicyMutexOf<LockPolicy::kSteal>;
+
+// Not lock_policy= values (yet): the steal rule without its starvation bound, and without its
+// optimistic spin, to measure what each costs.
+class StealNeverHandOff : public StealMutex {
+ public:
+  StealNeverHandOff() : StealMutex(kDefaultSpinRounds, /*handoff_after=*/UINT_MAX) {}
+};
+class StealNoSpin : public StealMutex {
+ public:
+  StealNoSpin() : StealMutex(/*spin_rounds=*/0) {}
+};
 
 // Dispatch cost: each policy's class called directly, then through PolicyMutex.
 BENCHMARK_TEMPLATE(BM_Uncontended, std::mutex);
@@ -175,11 +201,11 @@ CUSED_CONTENDED(SpinThenPark);
 CUSED_CONTENDED(Handoff);
 CUSED_CONTENDED(Steal);
 
-#define CUSED_FAIRNESS(Lock)                 \
-  BENCHMARK_TEMPLATE(BM_Fairness, Lock)      \
+#define CUSED_FAIRNESS(Lock)                \
+  BENCHMARK_TEMPLATE(BM_Fairness, Lock)     \
       ->ArgsProduct({{1, 2, 4, 8}, {0, 3}}) \
-      ->ArgNames({"threads", "think"})       \
-      ->Iterations(1)                        \
+      ->ArgNames({"threads", "think"})      \
+      ->Iterations(1)                       \
       ->UseRealTime()
 CUSED_FAIRNESS(std::mutex);
 CUSED_FAIRNESS(SpinLock);
@@ -187,6 +213,8 @@ CUSED_FAIRNESS(Barging);
 CUSED_FAIRNESS(SpinThenPark);
 CUSED_FAIRNESS(Handoff);
 CUSED_FAIRNESS(Steal);
+CUSED_FAIRNESS(StealNeverHandOff);
+CUSED_FAIRNESS(StealNoSpin);
 
 }  // namespace
 }  // namespace cused::sync
