@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace cused::client {
 
@@ -21,11 +22,19 @@ Parcel adopt_buffer(const binder_transaction_data& txn, IpcThread& thread) {
                        [&thread](binder_uintptr_t buffer) { thread.free_buffer(buffer); });
 }
 
+thread_local IpcThread* current_thread = nullptr;
+
 }  // namespace
 
-IpcThread::IpcThread(BinderProcess& process) : process_(process) { out_.reserve(256); }
+IpcThread::IpcThread(BinderProcess& process)
+    : process_(process), previous_current_(std::exchange(current_thread, this)) {
+  out_.reserve(256);
+}
+
+IpcThread* IpcThread::current() { return current_thread; }
 
 IpcThread::~IpcThread() {
+  current_thread = previous_current_;
   pending_reply_.reset();
   flush();
   std::int32_t unused = 0;
@@ -249,8 +258,9 @@ int IpcThread::join_looper(bool entered_by_user) {
     const std::byte* payload;
     result = next_command(cmd, payload);
     if (result == 0) result = execute(cmd, payload);
-    if (result < 0) break;
+    if (result < 0 || leaving_) break;
   }
+  leaving_ = false;
   queue(BC_EXIT_LOOPER);
   flush();
   return result;

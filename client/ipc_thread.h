@@ -23,6 +23,12 @@ class IpcThread {
   IpcThread& operator=(const IpcThread&) = delete;
 
   BinderProcess& process() { return process_; }
+  // The IpcThread of the calling thread (the newest one constructed on it), or null: lets a
+  // handler make nested calls or leave the looper it runs in.
+  static IpcThread* current();
+
+  // Called from a handler: join_looper returns once this transaction is answered.
+  void leave_looper() { leaving_ = true; }
 
   // BC_TRANSACTION to `handle`; waits for BR_REPLY (or, with TF_ONE_WAY, for
   // BR_TRANSACTION_COMPLETE). Returns kOk, the status the target replied with (TF_STATUS_CODE),
@@ -73,6 +79,8 @@ class IpcThread {
   // BR_TRANSACTION_COMPLETEs still owed for TF_DEFER_COMPLETE replies: they arrive later, with
   // whatever wakes this thread, and must not be taken for a one-way call's completion.
   std::uint32_t deferred_completes_ = 0;
+  bool leaving_ = false;
+  IpcThread* previous_current_ = nullptr;
 };
 
 }  // namespace cused::client
