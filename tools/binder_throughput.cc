@@ -99,6 +99,12 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
       [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
         return txn.code == kNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
       });
+  // As libbinder's defaultServiceManager(): wait for a context manager to appear.
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (service_manager.ping() != cused::client::kOk) {
+    if (Clock::now() > deadline) fail("no service manager answers on " + settings.device);
+    usleep(10000);
+  }
   if (std::int32_t status = service_manager.add_service(worker_name(num), object); status != 0)
     fail(fmt::format("worker {}: addService failed with status {}", num, status));
   channel.signal();
