@@ -235,14 +235,15 @@ std::optional<std::u16string> Parcel::read_string16() const {
   if (!length || *length < 0) return std::nullopt;
   std::size_t bytes = (static_cast<std::size_t>(*length) + 1) * sizeof(char16_t);
   const std::byte* at = take(pad4(bytes));
-  std::u16string text(static_cast<std::size_t>(*length), u'\0');
-  // libbinder also insists on the terminating NUL.
+  // libbinder also insists on the terminating NUL. Checked before allocating anything: the
+  // length word comes from the peer.
   char16_t terminator = u'x';
   if (at) std::memcpy(&terminator, at + bytes - sizeof(char16_t), sizeof terminator);
   if (!at || terminator != u'\0') {
     read_pos_ = start;
     return std::nullopt;
   }
+  std::u16string text(static_cast<std::size_t>(*length), u'\0');
   std::memcpy(text.data(), at, text.size() * sizeof(char16_t));
   return text;
 }

@@ -164,6 +164,10 @@ TEST_F(ServiceManagerTest, MalformedRequestsAreRefusedWithStatus) {
   Parcel unknown;
   unknown.write_interface_token(client::kServiceManagerInterface);
   EXPECT_EQ(client_thread_.transact(0, 99, unknown, &reply), -1);
+  Parcel hostile_length;
+  hostile_length.write_interface_token(client::kServiceManagerInterface);
+  hostile_length.write_int32(INT32_MAX);  // a String16 claiming 2^31 units
+  EXPECT_EQ(client_thread_.transact(0, client::kGetService, hostile_length, &reply), -1);
   EXPECT_EQ(sm().ping(), 0);  // and it still serves
 }
 

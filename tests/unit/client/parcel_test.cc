@@ -63,6 +63,12 @@ TEST(Parcel, TruncatedOrUnterminatedString16IsRejectedWithoutMoving) {
   parcel.write_int32(100);  // claims 100 chars, has none
   EXPECT_EQ(parcel.read_string16(), std::nullopt);
   EXPECT_EQ(parcel.read_position(), 0u);
+  Parcel huge;  // a hostile length must be refused, not allocated
+  huge.write_int32(INT32_MAX);
+  EXPECT_EQ(huge.read_string16(), std::nullopt);
+  Parcel huge_array;
+  huge_array.write_int32(INT32_MAX);
+  EXPECT_EQ(huge_array.read_byte_array(), std::nullopt);
   Parcel unterminated;
   unterminated.write_int32(1);
   unterminated.write_int32(0x00620061);  // 'a','b': no NUL where it must be
