@@ -20,7 +20,7 @@ binder_uintptr_t AddressOf(const std::vector<std::byte>& bytes) {
 
 }  // namespace
 
-Commands& Commands::append(std::uint32_t command, const void* payload, std::size_t size) {
+Commands& Commands::with_payload(std::uint32_t command, const void* payload, std::size_t size) {
   const auto* word = reinterpret_cast<const std::byte*>(&command);
   bytes_.insert(bytes_.end(), word, word + sizeof(command));
   const auto* bytes = static_cast<const std::byte*>(payload);
@@ -28,7 +28,7 @@ Commands& Commands::append(std::uint32_t command, const void* payload, std::size
   return *this;
 }
 
-Commands& Commands::code(std::uint32_t command) { return append(command, nullptr, 0); }
+Commands& Commands::code(std::uint32_t command) { return with_payload(command, nullptr, 0); }
 
 Commands& Commands::transaction_data(std::uint32_t command, std::uint32_t handle,
                                      std::uint32_t code, std::string_view data,
@@ -54,7 +54,7 @@ Commands& Commands::transaction_data(std::uint32_t command, std::uint32_t handle
   txn.offsets_size = offsets.size();
   txn.data.ptr.buffer = AddressOf(buffer);
   txn.data.ptr.offsets = AddressOf(offsets);
-  return append(command, &txn, sizeof(txn));
+  return with_payload(command, &txn, sizeof(txn));
 }
 
 Commands& Commands::transaction(std::uint32_t handle, std::uint32_t code, std::string_view data,
@@ -67,26 +67,26 @@ Commands& Commands::reply(std::uint32_t code, std::string_view data, std::uint32
 }
 
 Commands& Commands::free_buffer(binder_uintptr_t buffer) {
-  return append(BC_FREE_BUFFER, &buffer, sizeof(buffer));
+  return with_payload(BC_FREE_BUFFER, &buffer, sizeof(buffer));
 }
 
 Commands& Commands::ref(std::uint32_t command, std::uint32_t handle) {
-  return append(command, &handle, sizeof(handle));
+  return with_payload(command, &handle, sizeof(handle));
 }
 
 Commands& Commands::ref_done(std::uint32_t command, binder_uintptr_t ptr,
                              binder_uintptr_t cookie) {
   binder_ptr_cookie payload{ptr, cookie};
-  return append(command, &payload, sizeof(payload));
+  return with_payload(command, &payload, sizeof(payload));
 }
 
 Commands& Commands::death(std::uint32_t command, std::uint32_t handle, binder_uintptr_t cookie) {
   binder_handle_cookie payload{handle, cookie};
-  return append(command, &payload, sizeof(payload));
+  return with_payload(command, &payload, sizeof(payload));
 }
 
 Commands& Commands::dead_binder_done(binder_uintptr_t cookie) {
-  return append(BC_DEAD_BINDER_DONE, &cookie, sizeof(cookie));
+  return with_payload(BC_DEAD_BINDER_DONE, &cookie, sizeof(cookie));
 }
 
 std::string Return::data() const {

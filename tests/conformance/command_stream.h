@@ -36,11 +36,13 @@ class Commands {
   Commands& death(std::uint32_t command, std::uint32_t handle, binder_uintptr_t cookie);
   Commands& dead_binder_done(binder_uintptr_t cookie);
 
+  // Any command with its payload copied as is (hand-made transactions, unsupported commands).
+  Commands& with_payload(std::uint32_t command, const void* payload, std::size_t size);
+
   const std::byte* data() const { return bytes_.data(); }
   std::size_t size() const { return bytes_.size(); }
 
  private:
-  Commands& append(std::uint32_t command, const void* payload, std::size_t size);
   Commands& transaction_data(std::uint32_t command, std::uint32_t handle, std::uint32_t code,
                              std::string_view data, std::uint32_t flags,
                              const std::vector<EmbeddedObject>& objects);

@@ -181,7 +181,12 @@ TEST(Transactions, SyncCallToContextManagerAndReply_S3_6_S4_8) {
     EXPECT_EQ(reply.txn.sender_pid, 0) << "replies carry no sender pid";
     EXPECT_EQ(reply.txn.sender_euid, ::geteuid());
     EXPECT_EQ(reply.data(), "pong!");
-    ASSERT_EQ(endpoint.write(Commands().free_buffer(reply.txn.data.ptr.buffer)), 0);
+    // The second free is the double-free guard's soft error (S9.9).
+    Commands frees;
+    frees.free_buffer(reply.txn.data.ptr.buffer).free_buffer(reply.txn.data.ptr.buffer);
+    binder_size_t consumed = 0;
+    ASSERT_EQ(endpoint.write(frees, &consumed), 0);
+    EXPECT_EQ(consumed, frees.size());
     EXPECT_TRUE(endpoint.quiet_for()) << "freeing the reply produces nothing to read";
   });
   EXPECT_TRUE(caller.finish());
@@ -407,6 +412,23 @@ TEST(Death, KilledOwnerGivesDeadBinderThenClearGivesClearDone_S7_2_S7_4) {
     ASSERT_TRUE(endpoint.read(returns));
     ASSERT_TRUE(HasCodes(returns, {BR_NOOP, BR_CLEAR_DEATH_NOTIFICATION_DONE}));
     EXPECT_EQ(returns[1].cookie, kDeathCookie);
+
+    // S7.1: registering on a handle whose node is already dead reports the death at once.
+    ASSERT_EQ(endpoint.write(
+                  Commands().death(BC_REQUEST_DEATH_NOTIFICATION, handle, kDeathCookie + 1)),
+              0);
+    ASSERT_TRUE(endpoint.read(returns));
+    ASSERT_TRUE(HasCodes(returns, {BR_NOOP, BR_DEAD_BINDER}));
+    EXPECT_EQ(returns[1].cookie, kDeathCookie + 1);
+    ASSERT_EQ(endpoint.write(Commands().dead_binder_done(kDeathCookie + 1)), 0);
+
+    // S6.8, S4.1: a call on the dead node's handle fails with BR_DEAD_REPLY, no completion.
+    ASSERT_EQ(endpoint.write(Commands().transaction(handle, kCallCode, "to the dead")), 0);
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_DEAD_REPLY}));
+    binder_extended_error error = endpoint.extended_error();
+    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_DEAD_REPLY));
+    EXPECT_EQ(error.param, -EINVAL);
     EXPECT_EQ(endpoint.write(Commands().ref(BC_RELEASE, handle).ref(BC_DECREFS, handle)), 0);
   });
   Child owner([&] {
@@ -609,6 +631,160 @@ TEST(Failures, UnknownCommandFailsWithEinvalAtThatCommand_S3_1) {
   binder_size_t consumed = 0;
   EXPECT_EQ(endpoint.write(commands, &consumed), -EINVAL);
   EXPECT_EQ(consumed, 4u);
+}
+
+// S4.1, S6.3: the context manager may not call handle 0 (its own node) nor take a ref on it.
+TEST(ContextManager, CannotCallOrReferenceHandleZero_S4_1_S6_3) {
+  Endpoint endpoint = ContextManager();
+  ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "to myself")), 0);
+  std::vector<Return> returns;
+  ASSERT_TRUE(endpoint.read(returns));
+  EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+  binder_extended_error error = endpoint.extended_error();
+  EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+  EXPECT_EQ(error.param, -EINVAL);
+  for (std::uint32_t command : {BC_INCREFS, BC_ACQUIRE}) {
+    binder_size_t consumed = 99;
+    EXPECT_EQ(endpoint.write(Commands().ref(command, 0), &consumed), -EINVAL);
+    EXPECT_EQ(consumed, 0u);
+  }
+}
+
+// S4.1, S6.4: a handle with only a weak reference cannot be called; the owner was asked for a
+// weak reference only (S6.5).
+TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
+  Channel manager_ready, manager_done;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    Return registration;
+    std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
+    FreeAndReply(endpoint, registration, "", Commands().ref(BC_INCREFS, handle));
+    ASSERT_EQ(endpoint.write(Commands().transaction(handle, kCallCode, "weak")), 0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+    binder_extended_error error = endpoint.extended_error();
+    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+    EXPECT_EQ(error.param, -EINVAL);
+    manager_done.send(1);
+  });
+  Child owner([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    ASSERT_EQ(endpoint.write(Commands().transaction(
+                  0, kRegisterCode, "", 0, {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+              0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
+    ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_TRANSACTION_COMPLETE, BR_REPLY}));
+    EXPECT_EQ(returns[0].ptr_cookie.ptr, kObjectPtr);
+    ASSERT_EQ(endpoint.write(Commands()
+                                 .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
+                                 .free_buffer(returns[2].txn.data.ptr.buffer)),
+              0);
+    EXPECT_TRUE(manager_done.wait());
+  });
+  EXPECT_TRUE(owner.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S3.2: a read buffer with less than 76 bytes left can hold no item, even a small one: the read
+// returns just BR_NOOP and the work stays queued for the next read.
+TEST(Transactions, ReadBufferTooSmallForAnyItemReturnsOnlyNoop_S3_2) {
+  Channel manager_ready, sent;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    ASSERT_TRUE(sent.wait());
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns, kDeliveryTimeoutMs, 64));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP}));
+    Return txn;
+    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+    EXPECT_EQ(txn.data(), "small");
+    EXPECT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer)), 0);
+  });
+  Child sender([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "small", TF_ONE_WAY)), 0);
+    sent.send(1);
+  });
+  EXPECT_TRUE(sender.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S4.11, S3.6 "send-side failure": malformed transaction data fails before delivery, with the
+// kernel's errno in the extended error; the target sees nothing.
+TEST(Failures, MalformedTransactionDataFails_S4_11_S2_14) {
+  Channel manager_ready, all_sent;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    ASSERT_TRUE(all_sent.wait());
+    EXPECT_TRUE(endpoint.quiet_for()) << "a malformed transaction was delivered";
+  });
+  Child sender([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    const std::uint64_t offsets[1] = {0};
+    const char data[32] = "data";
+    struct Case {
+      const char* what;
+      binder_transaction_data txn;
+      std::int32_t param;
+    };
+    binder_transaction_data odd_offsets{};
+    odd_offsets.data_size = sizeof(data);
+    odd_offsets.offsets_size = 4;
+    odd_offsets.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(data);
+    odd_offsets.data.ptr.offsets = reinterpret_cast<binder_uintptr_t>(offsets);
+    binder_transaction_data unreadable_data{};
+    unreadable_data.data_size = sizeof(data);
+    unreadable_data.data.ptr.buffer = 0x10;
+    for (const Case& bad : {Case{"offsets_size not a multiple of 8", odd_offsets, -EINVAL},
+                            Case{"unreadable data", unreadable_data, -EFAULT}}) {
+      SCOPED_TRACE(bad.what);
+      ASSERT_EQ(endpoint.write(Commands().with_payload(BC_TRANSACTION, &bad.txn, sizeof(bad.txn))), 0);
+      std::vector<Return> returns;
+      ASSERT_TRUE(endpoint.read(returns));
+      EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+      binder_extended_error error = endpoint.extended_error();
+      EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+      EXPECT_EQ(error.param, bad.param);
+    }
+    all_sent.send(1);
+  });
+  EXPECT_TRUE(sender.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S3.1: BC_ATTEMPT_ACQUIRE and BC_ACQUIRE_RESULT are not supported: EINVAL, not consumed.
+TEST(Failures, UnsupportedCommandsFailWithEinval_S3_1) {
+  Endpoint endpoint(g_device);
+  const std::uint64_t payload = 0;
+  for (std::uint32_t command : {BC_ATTEMPT_ACQUIRE, BC_ACQUIRE_RESULT}) {
+    SCOPED_TRACE(command);
+    Commands commands;
+    commands.code(BC_ENTER_LOOPER).with_payload(command, &payload, _IOC_SIZE(command));
+    binder_size_t consumed = 0;
+    EXPECT_EQ(endpoint.write(commands, &consumed), -EINVAL);
+    EXPECT_EQ(consumed, 4u);
+  }
+}
+
+// S2.1: processing starts at write_buffer + write_consumed, so commands before it are skipped.
+TEST(Failures, WriteStartsAtWriteConsumed_S2_1) {
+  Endpoint endpoint(g_device);
+  Commands commands;
+  commands.code(_IO('c', 99)).code(BC_ENTER_LOOPER);
+  binder_write_read bwr{};
+  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(commands.data());
+  bwr.write_size = commands.size();
+  bwr.write_consumed = 4;  // past the unknown command, which would fail with EINVAL
+  EXPECT_EQ(endpoint.device().write_read(bwr), 0);
+  EXPECT_EQ(bwr.write_consumed, commands.size());
 }
 
 }  // namespace

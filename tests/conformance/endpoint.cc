@@ -3,19 +3,12 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
 namespace cused::conformance {
-
-namespace {
-
-// Room for BR_NOOP plus several items: the driver stops filling when fewer than 76 bytes remain
-// (S3.2), so this holds a handful of small items and one transaction.
-constexpr std::size_t kReadBufferSize = 512;
-
-}  // namespace
 
 Endpoint::Endpoint(const std::string& path) : device_(path) {
   if (int result = device_.map(); result < 0)
@@ -33,7 +26,8 @@ int Endpoint::write(const Commands& commands, binder_size_t* consumed) const {
   return result < 0 ? result : 0;
 }
 
-::testing::AssertionResult Endpoint::read(std::vector<Return>& out, int timeout_ms) const {
+::testing::AssertionResult Endpoint::read(std::vector<Return>& out, int timeout_ms,
+                                          std::size_t read_size) const {
   pollfd readable{fd(), POLLIN, 0};
   int ready = ::poll(&readable, 1, timeout_ms);
   if (ready < 0) return ::testing::AssertionFailure() << "poll: " << std::strerror(errno);
@@ -41,7 +35,7 @@ int Endpoint::write(const Commands& commands, binder_size_t* consumed) const {
     return ::testing::AssertionFailure() << "nothing to read after " << timeout_ms << " ms";
   alignas(8) std::byte buffer[kReadBufferSize];
   binder_write_read bwr{};
-  bwr.read_size = sizeof(buffer);
+  bwr.read_size = std::min(read_size, sizeof(buffer));
   bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(buffer);
   if (int result = device_.write_read(bwr); result < 0)
     return ::testing::AssertionFailure() << "BINDER_WRITE_READ read: " << std::strerror(-result);

@@ -30,9 +30,14 @@ class Endpoint {
 
   // The write half only: 0 or -errno; `consumed` gets write_consumed (also on failure).
   int write(const Commands& commands, binder_size_t* consumed = nullptr) const;
-  // Waits up to `timeout_ms` for the fd to poll readable, then reads once into `out`.
-  ::testing::AssertionResult read(std::vector<Return>& out,
-                                  int timeout_ms = kDeliveryTimeoutMs) const;
+  // Room for BR_NOOP plus several items: the driver stops filling when fewer than 76 bytes
+  // remain (S3.2), so this holds a handful of small items and one transaction.
+  static constexpr std::size_t kReadBufferSize = 512;
+
+  // Waits up to `timeout_ms` for the fd to poll readable, then reads once, offering `read_size`
+  // (at most kReadBufferSize) bytes, into `out`.
+  ::testing::AssertionResult read(std::vector<Return>& out, int timeout_ms = kDeliveryTimeoutMs,
+                                  std::size_t read_size = kReadBufferSize) const;
   // Reads until an item with code `last` arrives; `out` gets every item but BR_NOOP, in order.
   ::testing::AssertionResult read_until(std::uint32_t last, std::vector<Return>& out) const;
   // True when nothing becomes readable within `ms`.
