@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -41,6 +43,8 @@ int Endpoint::write(const Commands& commands, binder_size_t* consumed) const {
     return ::testing::AssertionFailure() << "BINDER_WRITE_READ read: " << std::strerror(-result);
   std::string error;
   out = ParseReturns(buffer, bwr.read_consumed, &error);
+  if (std::getenv("CONFORMANCE_TRACE"))
+    std::printf("pid %d read %s\n", ::getpid(), Describe(out).c_str());
   if (!error.empty())
     return ::testing::AssertionFailure() << error << " after " << Describe(out);
   return ::testing::AssertionSuccess();
