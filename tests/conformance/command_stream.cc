@@ -31,12 +31,11 @@ Commands& Commands::with_payload(std::uint32_t command, const void* payload, std
 Commands& Commands::code(std::uint32_t command) { return with_payload(command, nullptr, 0); }
 
 Commands& Commands::transaction_data(std::uint32_t command, std::uint32_t handle,
-                                     std::uint32_t code, std::string_view data,
-                                     std::uint32_t flags,
+                                     std::uint32_t code, std::string_view data, std::uint32_t flags,
                                      const std::vector<EmbeddedObject>& objects) {
-  auto& buffer = payloads_.emplace_back(reinterpret_cast<const std::byte*>(data.data()),
-                                        reinterpret_cast<const std::byte*>(data.data()) +
-                                            data.size());
+  auto& buffer =
+      payloads_.emplace_back(reinterpret_cast<const std::byte*>(data.data()),
+                             reinterpret_cast<const std::byte*>(data.data()) + data.size());
   auto& offsets = payloads_.emplace_back(objects.size() * sizeof(binder_size_t));
   for (std::size_t i = 0; i < objects.size(); ++i) {
     const EmbeddedObject& embedded = objects[i];
@@ -74,8 +73,7 @@ Commands& Commands::ref(std::uint32_t command, std::uint32_t handle) {
   return with_payload(command, &handle, sizeof(handle));
 }
 
-Commands& Commands::ref_done(std::uint32_t command, binder_uintptr_t ptr,
-                             binder_uintptr_t cookie) {
+Commands& Commands::ref_done(std::uint32_t command, binder_uintptr_t ptr, binder_uintptr_t cookie) {
   binder_ptr_cookie payload{ptr, cookie};
   return with_payload(command, &payload, sizeof(payload));
 }

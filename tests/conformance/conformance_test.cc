@@ -73,9 +73,9 @@ void FreeAndReply(const Endpoint& endpoint, const Return& txn, std::string_view 
 // (S6.6) and frees the reply.
 void RegisterObjectWithManager(const Endpoint& owner, binder_uintptr_t ptr,
                                binder_uintptr_t cookie) {
-  ASSERT_EQ(owner.write(Commands().transaction(0, kRegisterCode, "", 0,
-                                               {{0, LocalBinder(ptr, cookie)}})),
-            0);
+  ASSERT_EQ(
+      owner.write(Commands().transaction(0, kRegisterCode, "", 0, {{0, LocalBinder(ptr, cookie)}})),
+      0);
   std::vector<Return> returns;
   ASSERT_TRUE(owner.read_until(BR_REPLY, returns));
   ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_REPLY}));
@@ -256,13 +256,13 @@ TEST(Transactions, NestedCallReachesTheThreadWaitingForItsReply_S4_4) {
     std::uint64_t manager = 0;
     ASSERT_TRUE(manager_ready.receive(manager));
     Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(
-                  0, kRegisterCode, "", 0, {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0,
+                                                    {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
               0);
     std::vector<Return> returns;
     ASSERT_TRUE(endpoint.read_until(BR_TRANSACTION, returns));
-    ASSERT_TRUE(HasCodes(returns,
-                         {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_TRANSACTION}));
+    ASSERT_TRUE(
+        HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_TRANSACTION}));
     const Return& nested = returns[3];
     EXPECT_EQ(nested.txn.target.ptr, kObjectPtr);
     EXPECT_EQ(nested.txn.cookie, kObjectCookie);
@@ -345,8 +345,7 @@ TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
       EXPECT_EQ(object.handle, i + 1);
     }
     // Keep handles 1 and 3; handle 2 is held only by the buffer.
-    FreeAndReply(endpoint, first, "",
-                 Commands().ref(BC_ACQUIRE, 1).ref(BC_ACQUIRE, 3));
+    FreeAndReply(endpoint, first, "", Commands().ref(BC_ACQUIRE, 1).ref(BC_ACQUIRE, 3));
     second_round.send(1);
     Return second;
     std::uint32_t handle = ReceiveRegisteredHandle(endpoint, second);
@@ -359,8 +358,8 @@ TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
     Endpoint endpoint(g_device);
     std::vector<EmbeddedObject> objects;
     for (binder_uintptr_t i = 0; i < 3; ++i)
-      objects.push_back({i * sizeof(flat_binder_object),
-                         LocalBinder(kObjectPtr + 0x100 * i, kObjectCookie + i)});
+      objects.push_back(
+          {i * sizeof(flat_binder_object), LocalBinder(kObjectPtr + 0x100 * i, kObjectCookie + i)});
     ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0, objects)), 0);
     std::vector<Return> returns;
     ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
@@ -417,9 +416,9 @@ TEST(Death, KilledOwnerGivesDeadBinderThenClearGivesClearDone_S7_2_S7_4) {
     EXPECT_EQ(returns[1].cookie, kDeathCookie);
 
     // S7.1: registering on a handle whose node is already dead reports the death at once.
-    ASSERT_EQ(endpoint.write(
-                  Commands().death(BC_REQUEST_DEATH_NOTIFICATION, handle, kDeathCookie + 1)),
-              0);
+    ASSERT_EQ(
+        endpoint.write(Commands().death(BC_REQUEST_DEATH_NOTIFICATION, handle, kDeathCookie + 1)),
+        0);
     ASSERT_TRUE(endpoint.read(returns));
     ASSERT_TRUE(HasCodes(returns, {BR_NOOP, BR_DEAD_BINDER}));
     EXPECT_EQ(returns[1].cookie, kDeathCookie + 1);
@@ -463,8 +462,7 @@ TEST(Death, ClearBeforeDeathGivesClearDoneAndNoDeadBinder_S7_4) {
                      .ref(BC_INCREFS, handle)
                      .ref(BC_ACQUIRE, handle)
                      .death(BC_REQUEST_DEATH_NOTIFICATION, handle, kDeathCookie));
-    ASSERT_EQ(endpoint.write(
-                  Commands().death(BC_CLEAR_DEATH_NOTIFICATION, handle, kDeathCookie)),
+    ASSERT_EQ(endpoint.write(Commands().death(BC_CLEAR_DEATH_NOTIFICATION, handle, kDeathCookie)),
               0);
     std::vector<Return> returns;
     ASSERT_TRUE(endpoint.read(returns));
@@ -569,8 +567,8 @@ TEST(Failures, FreeBufferOfBogusAddressIsIgnored_S9_9) {
 class GuardedPage {
  public:
   GuardedPage() {
-    void* area = ::mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* area =
+        ::mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (area == MAP_FAILED) return;
     area_ = static_cast<std::byte*>(area);
     ::mprotect(area_ + kPage, kPage, PROT_NONE);
@@ -676,8 +674,8 @@ TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
   Child owner([&] {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(
-                  0, kRegisterCode, "", 0, {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0,
+                                                    {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
               0);
     std::vector<Return> returns;
     ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
@@ -750,7 +748,8 @@ TEST(Failures, MalformedTransactionDataFails_S4_11_S2_14) {
     for (const Case& bad : {Case{"offsets_size not a multiple of 8", odd_offsets, -EINVAL},
                             Case{"unreadable data", unreadable_data, -EFAULT}}) {
       SCOPED_TRACE(bad.what);
-      ASSERT_EQ(endpoint.write(Commands().with_payload(BC_TRANSACTION, &bad.txn, sizeof(bad.txn))), 0);
+      ASSERT_EQ(endpoint.write(Commands().with_payload(BC_TRANSACTION, &bad.txn, sizeof(bad.txn))),
+                0);
       std::vector<Return> returns;
       ASSERT_TRUE(endpoint.read(returns));
       EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));

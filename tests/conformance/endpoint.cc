@@ -45,8 +45,7 @@ int Endpoint::write(const Commands& commands, binder_size_t* consumed) const {
   out = ParseReturns(buffer, bwr.read_consumed, &error);
   if (std::getenv("CONFORMANCE_TRACE"))
     std::printf("pid %d read %s\n", ::getpid(), Describe(out).c_str());
-  if (!error.empty())
-    return ::testing::AssertionFailure() << error << " after " << Describe(out);
+  if (!error.empty()) return ::testing::AssertionFailure() << error << " after " << Describe(out);
   return ::testing::AssertionSuccess();
 }
 

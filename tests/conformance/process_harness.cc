@@ -44,8 +44,8 @@ void Channel::send(std::uint64_t value) const {
 ::testing::AssertionResult Channel::receive(std::uint64_t& value, int timeout_ms) const {
   pollfd readable{read_fd_, POLLIN, 0};
   if (::poll(&readable, 1, timeout_ms) != 1)
-    return ::testing::AssertionFailure() << "no message on the channel after " << timeout_ms
-                                         << " ms";
+    return ::testing::AssertionFailure()
+           << "no message on the channel after " << timeout_ms << " ms";
   if (::read(read_fd_, &value, sizeof(value)) != sizeof(value))
     return ::testing::AssertionFailure() << "channel read: " << std::strerror(errno);
   return ::testing::AssertionSuccess();
@@ -99,10 +99,10 @@ Child::~Child() {
   pid_ = -1;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ::testing::AssertionSuccess();
   if (WIFSIGNALED(status))
-    return ::testing::AssertionFailure() << "child " << pid << " killed by signal "
-                                         << WTERMSIG(status);
-  return ::testing::AssertionFailure() << "child " << pid << " failed (exit "
-                                       << WEXITSTATUS(status) << ")";
+    return ::testing::AssertionFailure()
+           << "child " << pid << " killed by signal " << WTERMSIG(status);
+  return ::testing::AssertionFailure()
+         << "child " << pid << " failed (exit " << WEXITSTATUS(status) << ")";
 }
 
 void Child::kill() {
