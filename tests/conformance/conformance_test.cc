@@ -16,7 +16,6 @@
 #include "client/cused_differences.h"
 #include "tests/conformance/command_stream.h"
 #include "tests/conformance/endpoint.h"
-#include "tests/conformance/known_cused_bugs.h"
 #include "tests/conformance/process_harness.h"
 
 namespace cused::conformance {
@@ -330,9 +329,7 @@ TEST(Objects, BinderSentToManagerBecomesAHandleThatReachesTheOwner_S5_1_S6_5) {
 // S6.2, S5.8: handles are the lowest free numbers >= 1; a ref that only the buffer held dies
 // with BC_FREE_BUFFER and its number is reused.
 TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
-  // cused sometimes loses the owner's BR_INCREFS/BR_ACQUIRE here (the second registration).
-  CUSED_SKIP_KNOWN_ENGINE_BUG(g_device, "conformance-1 (lost BR_INCREFS/BR_ACQUIRE)");
-  Channel manager_ready, second_round;
+  Channel manager_ready, second_round, owner_done;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     manager_ready.send(1);
@@ -352,6 +349,9 @@ TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
     EXPECT_EQ(handle, 2u) << "the freed number 2 is the lowest free";
     // Holding the new handle past the free keeps the owner's BR_INCREFS/BR_ACQUIRE (S6.5).
     FreeAndReply(endpoint, second, "", Commands().ref(BC_ACQUIRE, handle));
+    // Stay alive until the owner has read: the manager's refs die with its proc, and a node that
+    // loses its last ref before the owner reads takes its unread node work with it (S6.5).
+    EXPECT_TRUE(owner_done.wait());
   });
   Child owner([&] {
     ASSERT_TRUE(manager_ready.wait());
@@ -381,6 +381,7 @@ TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
     ASSERT_EQ(endpoint.write(acks), 0);
     ASSERT_TRUE(second_round.wait());
     RegisterObjectWithManager(endpoint, kObjectPtr + 0x1000, kObjectCookie + 0x1000);
+    owner_done.send(1);
   });
   EXPECT_TRUE(owner.finish());
   EXPECT_TRUE(manager.finish());
@@ -451,7 +452,7 @@ TEST(Death, KilledOwnerGivesDeadBinderThenClearGivesClearDone_S7_2_S7_4) {
 // S7.4 (not yet triggered): clearing a live registration answers CLEAR_DONE at once, and the
 // owner's later death sends no BR_DEAD_BINDER.
 TEST(Death, ClearBeforeDeathGivesClearDoneAndNoDeadBinder_S7_4) {
-  Channel manager_ready, cleared, owner_killed;
+  Channel manager_ready, cleared, owner_registered, owner_killed;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     manager_ready.send(1);
@@ -476,8 +477,12 @@ TEST(Death, ClearBeforeDeathGivesClearDoneAndNoDeadBinder_S7_4) {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
     RegisterObjectWithManager(endpoint, kObjectPtr, kObjectCookie);
+    owner_registered.send(::testing::Test::HasFailure() ? 0 : 1);
     ::pause();  // until killed
   });
+  std::uint64_t owner_ok = 0;
+  ASSERT_TRUE(owner_registered.receive(owner_ok));
+  EXPECT_EQ(owner_ok, 1u);
   // The owner dies only once the registration is cleared (else BR_DEAD_BINDER would be right).
   ASSERT_TRUE(cleared.wait());
   owner.kill();
@@ -653,9 +658,7 @@ TEST(ContextManager, CannotCallOrReferenceHandleZero_S4_1_S6_3) {
 // S4.1, S6.4: a handle with only a weak reference cannot be called; the owner was asked for a
 // weak reference only (S6.5).
 TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
-  // cused sometimes loses the owner's BR_INCREFS here.
-  CUSED_SKIP_KNOWN_ENGINE_BUG(g_device, "conformance-1 (lost BR_INCREFS/BR_ACQUIRE)");
-  Channel manager_ready, manager_done;
+  Channel manager_ready, owner_done;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     manager_ready.send(1);
@@ -669,7 +672,8 @@ TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
     binder_extended_error error = endpoint.extended_error();
     EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
     EXPECT_EQ(error.param, -EINVAL);
-    manager_done.send(1);
+    // Stay alive until the owner has read (see NewHandlesTakeTheLowestFreeNumber).
+    EXPECT_TRUE(owner_done.wait());
   });
   Child owner([&] {
     ASSERT_TRUE(manager_ready.wait());
@@ -685,7 +689,7 @@ TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
                                  .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
                                  .free_buffer(returns[2].txn.data.ptr.buffer)),
               0);
-    EXPECT_TRUE(manager_done.wait());
+    owner_done.send(1);
   });
   EXPECT_TRUE(owner.finish());
   EXPECT_TRUE(manager.finish());
