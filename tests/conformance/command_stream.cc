@@ -61,8 +61,9 @@ Commands& Commands::transaction(std::uint32_t handle, std::uint32_t code, std::s
   return transaction_data(BC_TRANSACTION, handle, code, data, flags, objects);
 }
 
-Commands& Commands::reply(std::uint32_t code, std::string_view data, std::uint32_t flags) {
-  return transaction_data(BC_REPLY, 0, code, data, flags, {});
+Commands& Commands::reply(std::uint32_t code, std::string_view data, std::uint32_t flags,
+                          const std::vector<EmbeddedObject>& objects) {
+  return transaction_data(BC_REPLY, 0, code, data, flags, objects);
 }
 
 Commands& Commands::free_buffer(binder_uintptr_t buffer) {

@@ -26,7 +26,8 @@ class Commands {
   Commands& code(std::uint32_t command);
   Commands& transaction(std::uint32_t handle, std::uint32_t code, std::string_view data,
                         std::uint32_t flags = 0, const std::vector<EmbeddedObject>& objects = {});
-  Commands& reply(std::uint32_t code, std::string_view data, std::uint32_t flags = 0);
+  Commands& reply(std::uint32_t code, std::string_view data, std::uint32_t flags = 0,
+                  const std::vector<EmbeddedObject>& objects = {});
   Commands& free_buffer(binder_uintptr_t buffer);
   // BC_INCREFS / BC_ACQUIRE / BC_RELEASE / BC_DECREFS.
   Commands& ref(std::uint32_t command, std::uint32_t handle);

@@ -794,6 +794,140 @@ TEST(Failures, WriteStartsAtWriteConsumed_S2_1) {
   EXPECT_EQ(bwr.write_consumed, commands.size());
 }
 
+// S5.2: a handle sent back to its node's owner arrives as the owner's own BINDER (ptr, cookie),
+// with no new BR_INCREFS/BR_ACQUIRE for it.
+TEST(Objects, HandleSentBackToItsOwnerArrivesAsItsBinder_S5_2) {
+  Channel manager_ready, owner_done;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    Return registration;
+    std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
+    flat_binder_object back{};
+    back.hdr.type = BINDER_TYPE_HANDLE;
+    back.handle = handle;
+    ASSERT_EQ(endpoint.write(Commands()
+                                 .ref(BC_INCREFS, handle)
+                                 .ref(BC_ACQUIRE, handle)
+                                 .free_buffer(registration.txn.data.ptr.buffer)
+                                 .reply(kReplyCode, "", 0, {{0, back}})),
+              0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
+    EXPECT_TRUE(owner_done.wait());
+  });
+  Child owner([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0,
+                                                    {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+              0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
+    ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_REPLY}));
+    const Return& reply = returns[3];
+    ASSERT_EQ(reply.txn.offsets_size, sizeof(binder_size_t));
+    flat_binder_object object = reply.object_at(0);
+    EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_BINDER));
+    EXPECT_EQ(object.binder, kObjectPtr);
+    EXPECT_EQ(object.cookie, kObjectCookie);
+    ASSERT_EQ(endpoint.write(Commands()
+                                 .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
+                                 .ref_done(BC_ACQUIRE_DONE, kObjectPtr, kObjectCookie)
+                                 .free_buffer(reply.txn.data.ptr.buffer)),
+              0);
+    EXPECT_TRUE(endpoint.quiet_for()) << "the node is still referenced by the manager";
+    owner_done.send(1);
+  });
+  EXPECT_TRUE(owner.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S2.6: a thread that leaves with BINDER_THREAD_EXIT while serving a sync call leaves its caller
+// a BR_DEAD_REPLY.
+TEST(Failures, ThreadExitWhileServingGivesTheCallerDeadReply_S2_6) {
+  Channel manager_ready;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    Return txn;
+    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+    std::int32_t unused = 0;
+    EXPECT_EQ(endpoint.device().ioctl(BINDER_THREAD_EXIT, &unused), 0);
+  });
+  Child caller([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "abandoned")), 0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read_until(BR_DEAD_REPLY, returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, BR_DEAD_REPLY}));
+  });
+  EXPECT_TRUE(caller.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S5.3: the plain context manager's node does not accept fds, so a transaction carrying one
+// fails with EPERM before delivery.
+TEST(Failures, FdToNodeThatDoesNotAcceptFdsFails_S5_3_S2_4) {
+  Channel manager_ready, sent;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    ASSERT_TRUE(sent.wait());
+    EXPECT_TRUE(endpoint.quiet_for()) << "the transaction with an fd was delivered";
+  });
+  Child sender([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    flat_binder_object fd_object{};  // binder_fd_object has the same layout: fd at byte 8
+    fd_object.hdr.type = BINDER_TYPE_FD;
+    fd_object.handle = static_cast<std::uint32_t>(endpoint.fd());
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "", 0, {{0, fd_object}})), 0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+    binder_extended_error error = endpoint.extended_error();
+    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+    EXPECT_EQ(error.param, -EPERM);
+    sent.send(1);
+  });
+  EXPECT_TRUE(sender.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
+// S3.3, S8.2: a looper with room in its pool (max_threads 1) whose read leaves no thread waiting
+// gets BR_SPAWN_LOOPER in place of the leading BR_NOOP, once until a thread registers.
+TEST(Transactions, SpawnLooperReplacesNoopUntilAThreadRegisters_S3_3_S8_2) {
+  Channel manager_ready, sent;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    ASSERT_EQ(endpoint.device().set_max_threads(1), 0);
+    manager_ready.send(1);
+    ASSERT_TRUE(sent.wait());
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns));
+    ASSERT_TRUE(HasCodes(returns, {BR_SPAWN_LOOPER, BR_TRANSACTION}));
+    EXPECT_EQ(endpoint.write(Commands().free_buffer(returns[1].txn.data.ptr.buffer)), 0);
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION})) << "one request at a time";
+    EXPECT_EQ(endpoint.write(Commands().free_buffer(returns[1].txn.data.ptr.buffer)), 0);
+  });
+  Child sender([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    // Two oneways to the same node: the second is released by the first one's free (S4.5).
+    ASSERT_EQ(endpoint.write(Commands()
+                                 .transaction(0, kCallCode, "first", TF_ONE_WAY)
+                                 .transaction(0, kCallCode, "second", TF_ONE_WAY)),
+              0);
+    sent.send(1);
+  });
+  EXPECT_TRUE(sender.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
 }  // namespace
 }  // namespace cused::conformance
 
