@@ -928,6 +928,46 @@ TEST(Transactions, SpawnLooperReplacesNoopUntilAThreadRegisters_S3_3_S8_2) {
   EXPECT_TRUE(manager.finish());
 }
 
+// S3.6 "reply-side failure", S4.7, S2.14: a reply carrying an fd to a caller that did not set
+// TF_ACCEPT_FDS fails on the caller's side only: the replier reads its completion and keeps an OK
+// extended error; the caller reads its completion, then BR_FAILED_REPLY, and its extended error
+// holds the replier's EPERM.
+TEST(Failures, ReplyWithFdToCallerWithoutAcceptFdsFailsOnTheCallerSide_S3_6_S4_7) {
+  Channel manager_ready;
+  Child manager([&] {
+    Endpoint endpoint = ContextManager();
+    manager_ready.send(1);
+    Return txn;
+    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+    flat_binder_object fd_object{};  // binder_fd_object has the same layout: fd at byte 8
+    fd_object.hdr.type = BINDER_TYPE_FD;
+    fd_object.handle = static_cast<std::uint32_t>(endpoint.fd());
+    ASSERT_EQ(endpoint.write(Commands()
+                                 .free_buffer(txn.txn.data.ptr.buffer)
+                                 .reply(kReplyCode, "", 0, {{0, fd_object}})),
+              0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read(returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
+    binder_extended_error error = endpoint.extended_error();
+    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_OK));
+    EXPECT_EQ(error.param, 0);
+  });
+  Child caller([&] {
+    ASSERT_TRUE(manager_ready.wait());
+    Endpoint endpoint(g_device);
+    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "no fds please")), 0);
+    std::vector<Return> returns;
+    ASSERT_TRUE(endpoint.read_until(BR_FAILED_REPLY, returns));
+    EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, BR_FAILED_REPLY}));
+    binder_extended_error error = endpoint.extended_error();
+    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+    EXPECT_EQ(error.param, -EPERM);
+  });
+  EXPECT_TRUE(caller.finish());
+  EXPECT_TRUE(manager.finish());
+}
+
 }  // namespace
 }  // namespace cused::conformance
 
