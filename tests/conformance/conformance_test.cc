@@ -40,6 +40,14 @@ flat_binder_object LocalBinder(binder_uintptr_t ptr, binder_uintptr_t cookie) {
   return object;
 }
 
+// An fd to pass (S5.3): binder_fd_object has flat_binder_object's layout, the fd at byte 8.
+flat_binder_object FdObject(int fd) {
+  flat_binder_object object{};
+  object.hdr.type = BINDER_TYPE_FD;
+  object.handle = static_cast<std::uint32_t>(fd);
+  return object;
+}
+
 // A context manager that has entered its looper (as servicemanager does) and is ready for work.
 Endpoint ContextManager() {
   Endpoint manager(g_device);
@@ -99,6 +107,16 @@ std::uint32_t ReceiveRegisteredHandle(const Endpoint& manager, Return& txn) {
   EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_HANDLE));
   EXPECT_EQ(object.cookie, 0u);
   return object.handle;
+}
+
+// The caller's side of a call to the manager whose reply fails (S3.6): its deferred completion,
+// then `failure`, in one read or two.
+void CallAndExpectFailureAfterCompletion(const Endpoint& caller, std::string_view data,
+                                         std::uint32_t failure) {
+  ASSERT_EQ(caller.write(Commands().transaction(0, kCallCode, data)), 0);
+  std::vector<Return> returns;
+  ASSERT_TRUE(caller.read_until(failure, returns));
+  EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, failure}));
 }
 
 // ---- ioctls (S2) ----
@@ -529,7 +547,7 @@ TEST(Failures, ReplyWithoutTransactionFails_S4_6_S2_14) {
 // S3.6 "target dies while the call is being served", S1.9: the caller reads its deferred
 // completion, then BR_DEAD_REPLY.
 TEST(Failures, ServerKilledWhileCallerWaitsGivesDeadReply_S3_6_S1_9) {
-  Channel manager_ready, call_received, caller_sent;
+  Channel manager_ready, call_received;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     manager_ready.send(1);
@@ -541,13 +559,8 @@ TEST(Failures, ServerKilledWhileCallerWaitsGivesDeadReply_S3_6_S1_9) {
   Child caller([&] {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "never answered")), 0);
-    caller_sent.send(1);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_DEAD_REPLY, returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, BR_DEAD_REPLY}));
+    CallAndExpectFailureAfterCompletion(endpoint, "never answered", BR_DEAD_REPLY);
   });
-  ASSERT_TRUE(caller_sent.wait());
   std::uint64_t received = 0;
   ASSERT_TRUE(call_received.receive(received));
   EXPECT_EQ(received, 1u);
@@ -859,10 +872,7 @@ TEST(Failures, ThreadExitWhileServingGivesTheCallerDeadReply_S2_6) {
   Child caller([&] {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "abandoned")), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_DEAD_REPLY, returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, BR_DEAD_REPLY}));
+    CallAndExpectFailureAfterCompletion(endpoint, "abandoned", BR_DEAD_REPLY);
   });
   EXPECT_TRUE(caller.finish());
   EXPECT_TRUE(manager.finish());
@@ -881,9 +891,7 @@ TEST(Failures, FdToNodeThatDoesNotAcceptFdsFails_S5_3_S2_4) {
   Child sender([&] {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
-    flat_binder_object fd_object{};  // binder_fd_object has the same layout: fd at byte 8
-    fd_object.hdr.type = BINDER_TYPE_FD;
-    fd_object.handle = static_cast<std::uint32_t>(endpoint.fd());
+    const flat_binder_object fd_object = FdObject(endpoint.fd());
     ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "", 0, {{0, fd_object}})), 0);
     std::vector<Return> returns;
     ASSERT_TRUE(endpoint.read(returns));
@@ -939,9 +947,7 @@ TEST(Failures, ReplyWithFdToCallerWithoutAcceptFdsFailsOnTheCallerSide_S3_6_S4_7
     manager_ready.send(1);
     Return txn;
     ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-    flat_binder_object fd_object{};  // binder_fd_object has the same layout: fd at byte 8
-    fd_object.hdr.type = BINDER_TYPE_FD;
-    fd_object.handle = static_cast<std::uint32_t>(endpoint.fd());
+    const flat_binder_object fd_object = FdObject(endpoint.fd());
     ASSERT_EQ(endpoint.write(Commands()
                                  .free_buffer(txn.txn.data.ptr.buffer)
                                  .reply(kReplyCode, "", 0, {{0, fd_object}})),
@@ -956,10 +962,7 @@ TEST(Failures, ReplyWithFdToCallerWithoutAcceptFdsFailsOnTheCallerSide_S3_6_S4_7
   Child caller([&] {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "no fds please")), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_FAILED_REPLY, returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, BR_FAILED_REPLY}));
+    CallAndExpectFailureAfterCompletion(endpoint, "no fds please", BR_FAILED_REPLY);
     binder_extended_error error = endpoint.extended_error();
     EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
     EXPECT_EQ(error.param, -EPERM);
