@@ -56,7 +56,17 @@ Filesystem::Filesystem(FilesystemOptions options)
   }
 }
 
-Filesystem::~Filesystem() = default;
+Filesystem::~Filesystem() { release_all(); }
+
+void Filesystem::release_all() {
+  std::map<const OpenFile*, std::unique_ptr<OpenFile>> files;
+  {
+    sync::LockGuard guard(lock_);
+    files.swap(open_files_);
+  }
+  for (auto& [key, file] : files)
+    if (file->proc()) file->proc()->release();
+}
 
 int Filesystem::add_device(const std::string& name) {
   if (!valid_name(name) || name == kControlName || name == kFeaturesName) {

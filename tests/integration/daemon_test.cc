@@ -1,5 +1,6 @@
 // The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -94,6 +95,26 @@ TEST_F(DaemonTest, SigtermUnmountsCleanly) {
   int status = daemon.stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_FALSE(is_mounted(dir_));
+}
+
+// SIGTERM while clients still hold open nodes with poll waiters: the daemon releases their procs
+// before its FUSE session goes (a release notifies poll handles of that session) and exits 0.
+TEST_F(DaemonTest, SigtermWithOpenPolledNodesExitsCleanly) {
+  Daemon daemon(dir_);
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir_ + "/binder"); }));
+  std::vector<BinderDevice> devices;
+  for (int i = 0; i < 8; ++i) {
+    devices.emplace_back(dir_ + "/binder");
+    std::uint32_t words[16];
+    binder_write_read bwr{};
+    bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+    bwr.read_size = sizeof words;
+    ASSERT_EQ(devices.back().write_read(bwr), 0);  // clears need_return: poll will wait
+    pollfd fds{devices.back().fd(), POLLIN, 0};
+    EXPECT_EQ(::poll(&fds, 1, 20), 0);  // leaves a poll handle in the daemon
+  }
+  int status = daemon.stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 // A killed daemon: a client blocked in a read and later ioctls get errors, not hangs; the next
