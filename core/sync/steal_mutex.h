@@ -49,10 +49,16 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
 
  private:
   friend class LockApi<StealMutex>;
-  // Word flag beside wait_queue.h's kLocked and waiter count: set only by the first waiter, only
-  // while the lock is held; the unlock that sees it hands the lock over instead of releasing it, so
-  // the word keeps kLocked until the first waiter has run with the lock. Hence a free word (no
-  // kLocked) never has a handoff pending, and anyone who sees it free may take it.
+  // Word flags beside wait_queue.h's kLocked and waiter count.
+  // kWakePending: an unlock released the lock and woke the first waiter, which has not run yet.
+  // This is the mark "stealable until the chosen waiter runs": unlocks meanwhile just release the
+  // lock (one compare-and-swap, no wait lock, no second wake-up). The first waiter clears it when
+  // it runs, and a waiter that leaves the queue takes it along.
+  static constexpr std::uint32_t kWakePending = 2;
+  // kHandoff: set only by the first waiter, only while the lock is held; the unlock that sees it
+  // hands the lock over instead of releasing it, so the word keeps kLocked until the first waiter
+  // has run with the lock. Hence a free word never has a handoff pending, and anyone who sees it
+  // free may take it.
   static constexpr std::uint32_t kHandoff = 4;
 
   void acquire() {
