@@ -11,8 +11,10 @@ using detail::kLocked;
 using detail::kOneWaiter;
 using detail::Waiter;
 
-StealMutex::StealMutex(unsigned spin_rounds, unsigned handoff_after)
-    : spin_rounds_(spin_rounds), handoff_after_(std::max(handoff_after, 1u)) {}
+StealMutex::StealMutex(Tuning tuning)
+    : spin_rounds_(tuning.spin_rounds),
+      handoff_after_(std::max(tuning.handoff_after, 1u)),
+      coalesce_wakeups_(tuning.coalesce_wakeups) {}
 
 void StealMutex::acquire_contended() {
   if (spin_to_steal()) return;
@@ -91,7 +93,7 @@ void StealMutex::release_contended(std::uint32_t seen) {
   do {
     if (seen & kHandoff) return hand_over();
     released = seen & ~kLocked;
-    if (detail::waiters_in(seen) > 0) released |= kWakePending;
+    if (coalesce_wakeups_ && detail::waiters_in(seen) > 0) released |= kWakePending;
   } while (!word_.compare_exchange_weak(seen, released, std::memory_order_release,
                                         std::memory_order_relaxed));
   if (detail::waiters_in(seen) > 0 && !(seen & kWakePending)) wake_first();

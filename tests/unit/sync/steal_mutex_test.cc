@@ -91,7 +91,7 @@ class StealMutexTest : public ::testing::Test {
 };
 
 TEST_F(StealMutexTest, ARunningContenderTakesTheLockBeforeTheWokenWaiter) {
-  StealMutex lock(/*spin_rounds=*/0, /*handoff_after=*/1);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 1});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "waiter");
@@ -113,7 +113,7 @@ TEST_F(StealMutexTest, ARunningContenderTakesTheLockBeforeTheWokenWaiter) {
 }
 
 TEST_F(StealMutexTest, TheWaiterRequestsAHandoffOnlyAfterHandoffAfterLosses) {
-  StealMutex lock(/*spin_rounds=*/0, /*handoff_after=*/2);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 2});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "waiter");
@@ -133,7 +133,7 @@ TEST_F(StealMutexTest, TheWaiterRequestsAHandoffOnlyAfterHandoffAfterLosses) {
 }
 
 TEST_F(StealMutexTest, AWokenWaiterThatFindsTheLockFreeTakesItAndLeavesTheQueue) {
-  StealMutex lock(/*spin_rounds=*/0);
+  StealMutex lock({.spin_rounds = 0});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "first");
@@ -153,7 +153,7 @@ TEST_F(StealMutexTest, AWokenWaiterThatFindsTheLockFreeTakesItAndLeavesTheQueue)
 // handed over to it instead, it must take the mark along, or the waiter behind it is never woken.
 TEST_F(StealMutexTest, AHandoffTakesAlongAWakeUpPendingForTheNewOwner) {
   Referee referee(/*hold_after_loss=*/true);
-  StealMutex lock(/*spin_rounds=*/0, /*handoff_after=*/1);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 1});
   lock.set_observer(&referee);
   lock.lock();
   start_waiter(lock, "first");
