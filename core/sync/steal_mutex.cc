@@ -11,8 +11,10 @@ using detail::kLocked;
 using detail::kOneWaiter;
 using detail::Waiter;
 
-StealMutex::StealMutex(unsigned spin_rounds, unsigned handoff_after)
-    : spin_rounds_(spin_rounds), handoff_after_(std::max(handoff_after, 1u)) {}
+StealMutex::StealMutex(Tuning tuning)
+    : spin_rounds_(tuning.spin_rounds),
+      handoff_after_(std::max(tuning.handoff_after, 1u)),
+      coalesce_wakeups_(tuning.coalesce_wakeups) {}
 
 void StealMutex::acquire_contended() {
   if (spin_to_steal()) return;
@@ -45,6 +47,8 @@ void StealMutex::spin_while_locked() const {
 void StealMutex::wait_in_queue(Waiter& self) {
   for (;;) {
     if (self.sleep() == Waiter::kOwner) return;
+    // Running now: unlocks from here on must wake us again if we lose.
+    word_.fetch_and(~kWakePending, std::memory_order_relaxed);
     notify_woken();
     spin_while_locked();
     if (compete_as_first(self)) return;
@@ -58,8 +62,9 @@ bool StealMutex::compete_as_first(Waiter& self) {
   if (self.owns_lock()) return true;  // we had requested a handoff, and it came meanwhile
   std::uint32_t seen = word_.load(std::memory_order_relaxed);
   while (!(seen & kLocked)) {
-    // Leave the queue: we are no longer counted. (A free word has no kHandoff.)
-    const std::uint32_t taken = (seen - kOneWaiter) | kLocked;
+    // Leave the queue: we are no longer counted, and a wake-up pending for us is ours to consume
+    // (an unlock may have marked one since we cleared the mark). A free word has no kHandoff.
+    const std::uint32_t taken = ((seen - kOneWaiter) & ~kWakePending) | kLocked;
     if (word_.compare_exchange_weak(seen, taken, std::memory_order_acquire,
                                     std::memory_order_relaxed)) {
       queue_.pop_front();
@@ -80,14 +85,18 @@ void StealMutex::request_handoff(std::uint32_t seen) {
 }
 
 void StealMutex::release_contended(std::uint32_t seen) {
-  // Release first, and only then look for the waiter to wake, as the kernel does: the lock is up
-  // for grabs while we take the wait lock. The compare-and-swap makes the release atomic with the
-  // check for a handoff request.
+  // Release first, and only then wake the first waiter, as the kernel does: the lock is up for
+  // grabs while we take the wait lock. One compare-and-swap releases, checks for a handoff request
+  // and marks the wake-up pending, so that only the first of several unlocks before the woken
+  // waiter runs pays for the wake-up.
+  std::uint32_t released;
   do {
     if (seen & kHandoff) return hand_over();
-  } while (!word_.compare_exchange_weak(seen, seen & ~kLocked, std::memory_order_release,
+    released = seen & ~kLocked;
+    if (coalesce_wakeups_ && detail::waiters_in(seen) > 0) released |= kWakePending;
+  } while (!word_.compare_exchange_weak(seen, released, std::memory_order_release,
                                         std::memory_order_relaxed));
-  if (detail::waiters_in(seen) > 0) wake_first();
+  if (detail::waiters_in(seen) > 0 && !(seen & kWakePending)) wake_first();
 }
 
 // The first waiter stays first: it is told to compete, and leaves the queue when it wins.
@@ -105,12 +114,16 @@ void StealMutex::hand_over() {
   PendingWake wake;
   {
     LockGuard guard(wait_lock_);
-    // kHandoff is set only by the first waiter, so it is there. The word stays kLocked, now on its
-    // behalf; nobody else changes the word meanwhile (it is locked and a handoff is pending, and
-    // queuing needs the wait lock).
+    // kHandoff is set only by the first waiter, so it is there. The word keeps kLocked, now on its
+    // behalf; a wake-up pending for it is served too. Only the first waiter may change the word
+    // meanwhile (clearing kWakePending): it is locked, a handoff is pending, and queuing needs the
+    // wait lock.
     Waiter& next = queue_.front();
     queue_.pop_front();
-    word_.fetch_sub(kOneWaiter + kHandoff, std::memory_order_relaxed);
+    std::uint32_t seen = word_.load(std::memory_order_relaxed);
+    while (!word_.compare_exchange_weak(seen, (seen - kOneWaiter) & ~(kHandoff | kWakePending),
+                                        std::memory_order_relaxed, std::memory_order_relaxed)) {
+    }
     wake = next.tell(Waiter::kOwner);
   }
   wake.send();

@@ -1,11 +1,12 @@
 // sync::StealMutex: the "steal" lock policy (lock_policy=steal), the kernel mutex's own rule. An
-// unlock that finds waiters releases the lock and wakes the first waiter, which stays first in the
-// queue. Until that waiter runs and takes the lock, any running contender may take ("steal") it:
-// a thread entering lock(), or one spinning in lock() before it queues. The woken waiter then
-// competes; if the lock is taken it has lost, and goes back to sleep still first in line. After
-// `handoff_after` losses it requests a handoff: the next unlock passes ownership to it directly,
-// as the kernel does with MUTEX_FLAG_HANDOFF (there, after one loss). So a waiter waits behind at
-// most `handoff_after` steals once it is first. docs/locking.md has the exact rules.
+// unlock that finds waiters releases the lock, wakes the first waiter (which stays first in the
+// queue) and marks the wake-up pending. Until that waiter runs and takes the lock, any running
+// contender may take ("steal") it: a thread entering lock(), or one spinning in lock() before it
+// queues; their unlocks only release while the mark is set. The woken waiter then competes; if the
+// lock is taken it has lost, and goes back to sleep still first in line. After `handoff_after`
+// losses it requests a handoff: the next unlock passes ownership to it directly, as the kernel does
+// with MUTEX_FLAG_HANDOFF (there, after one loss). So once first, a waiter loses at most
+// `handoff_after` times. docs/locking.md has the exact rules.
 #pragma once
 
 #include <atomic>
@@ -22,14 +23,20 @@ namespace cused::sync {
 
 class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
  public:
-  static constexpr unsigned kDefaultSpinRounds = SpinThenParkMutex::kDefaultSpinRounds;
-  static constexpr unsigned kDefaultHandoffAfter = 1;  // the kernel's starvation bound
+  struct Tuning {
+    // How long a contender spins (and a woken first waiter spins) hoping to find the lock free
+    // before it queues (or counts a loss); 0 disables spinning.
+    unsigned spin_rounds = SpinThenParkMutex::kDefaultSpinRounds;
+    // Losses after which the first waiter requests a handoff (at least 1; the kernel's bound is 1).
+    unsigned handoff_after = 1;
+    // Whether unlocks between a wake-up and the woken waiter's run only release (kWakePending).
+    // false: every unlock with waiters takes the wait lock to wake the first waiter, as the
+    // kernel's unlock does; kept to measure what the mark is worth.
+    bool coalesce_wakeups = true;
+  };
 
-  // `spin_rounds`: how long a contender spins (and a woken first waiter spins) hoping to find the
-  // lock free before it queues (or counts a loss); 0 disables spinning. `handoff_after` (>= 1):
-  // losses after which the first waiter requests a handoff.
-  explicit StealMutex(unsigned spin_rounds = kDefaultSpinRounds,
-                      unsigned handoff_after = kDefaultHandoffAfter);
+  StealMutex() : StealMutex(Tuning{}) {}
+  explicit StealMutex(Tuning tuning);
 
   // Threads queued for the lock, for diagnostics and tests.
   std::size_t waiters() const { return detail::waiters_in(word_.load(std::memory_order_relaxed)); }
@@ -49,10 +56,16 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
 
  private:
   friend class LockApi<StealMutex>;
-  // Word flag beside wait_queue.h's kLocked and waiter count: set only by the first waiter, only
-  // while the lock is held; the unlock that sees it hands the lock over instead of releasing it, so
-  // the word keeps kLocked until the first waiter has run with the lock. Hence a free word (no
-  // kLocked) never has a handoff pending, and anyone who sees it free may take it.
+  // Word flags beside wait_queue.h's kLocked and waiter count.
+  // kWakePending: an unlock released the lock and woke the first waiter, which has not run yet.
+  // This is the mark "stealable until the chosen waiter runs": unlocks meanwhile just release the
+  // lock (one compare-and-swap, no wait lock, no second wake-up). The first waiter clears it when
+  // it runs, and a waiter that leaves the queue takes it along.
+  static constexpr std::uint32_t kWakePending = 2;
+  // kHandoff: set only by the first waiter, only while the lock is held; the unlock that sees it
+  // hands the lock over instead of releasing it, so the word keeps kLocked until the first waiter
+  // has run with the lock. Hence a free word never has a handoff pending, and anyone who sees it
+  // free may take it.
   static constexpr std::uint32_t kHandoff = 4;
 
   void acquire() {
@@ -80,6 +93,7 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   std::atomic<std::uint32_t> word_{0};
   const unsigned spin_rounds_;
   const unsigned handoff_after_;
+  const bool coalesce_wakeups_;
   // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
   SpinLock wait_lock_;
   Observer* observer_ = nullptr;

@@ -169,15 +169,19 @@ using SpinThenPark = PolicyMutexOf<LockPolicy::kSpinThenPark>;
 using Handoff = PolicyMutexOf<LockPolicy::kHandoff>;
 using Steal = PolicyMutexOf<LockPolicy::kSteal>;
 
-// Not lock_policy= values (yet): the steal rule without its starvation bound, and without its
-// optimistic spin, to measure what each costs.
+// Not lock_policy= values (yet): the steal rule without its starvation bound, without its
+// optimistic spin, and waking on every unlock as the kernel does, to measure what each is worth.
 class StealNeverHandOff : public StealMutex {
  public:
-  StealNeverHandOff() : StealMutex(kDefaultSpinRounds, /*handoff_after=*/UINT_MAX) {}
+  StealNeverHandOff() : StealMutex({.handoff_after = UINT_MAX}) {}
 };
 class StealNoSpin : public StealMutex {
  public:
-  StealNoSpin() : StealMutex(/*spin_rounds=*/0) {}
+  StealNoSpin() : StealMutex({.spin_rounds = 0}) {}
+};
+class StealEveryUnlockWakes : public StealMutex {
+ public:
+  StealEveryUnlockWakes() : StealMutex({.coalesce_wakeups = false}) {}
 };
 
 // Dispatch cost: each policy's class called directly, then through PolicyMutex.
@@ -215,6 +219,7 @@ CUSED_FAIRNESS(Handoff);
 CUSED_FAIRNESS(Steal);
 CUSED_FAIRNESS(StealNeverHandOff);
 CUSED_FAIRNESS(StealNoSpin);
+CUSED_FAIRNESS(StealEveryUnlockWakes);
 
 }  // namespace
 }  // namespace cused::sync

@@ -32,20 +32,26 @@ class CUSED_CAPABILITY("mutex") PolicyMutexOf : public PolicyMutex {
 // request path runs.
 class CUSED_CAPABILITY("mutex") StealMutexNoSpin : public StealMutex {
  public:
-  StealMutexNoSpin() : StealMutex(/*spin_rounds=*/0, /*handoff_after=*/1) {}
+  StealMutexNoSpin() : StealMutex({.spin_rounds = 0}) {}
 };
 
 // Never requests a handoff: pure stealing, the woken waiter may lose any number of times.
 class CUSED_CAPABILITY("mutex") StealMutexNoHandoff : public StealMutex {
  public:
-  StealMutexNoHandoff() : StealMutex(/*spin_rounds=*/0, /*handoff_after=*/UINT_MAX) {}
+  StealMutexNoHandoff() : StealMutex({.spin_rounds = 0, .handoff_after = UINT_MAX}) {}
+};
+
+// Wakes the first waiter on every unlock with waiters, as the kernel does (no kWakePending).
+class CUSED_CAPABILITY("mutex") StealMutexEveryUnlockWakes : public StealMutex {
+ public:
+  StealMutexEveryUnlockWakes() : StealMutex({.spin_rounds = 0, .coalesce_wakeups = false}) {}
 };
 
 using AllLocks =
     ::testing::Types<Mutex, SpinThenParkMutex, HandoffMutex, StealMutex, StealMutexNoSpin,
-                     StealMutexNoHandoff, SpinLock, PolicyMutexOf<LockPolicy::kBarging>,
-                     PolicyMutexOf<LockPolicy::kSpinThenPark>, PolicyMutexOf<LockPolicy::kHandoff>,
-                     PolicyMutexOf<LockPolicy::kSteal>>;
+                     StealMutexNoHandoff, StealMutexEveryUnlockWakes, SpinLock,
+                     PolicyMutexOf<LockPolicy::kBarging>, PolicyMutexOf<LockPolicy::kSpinThenPark>,
+                     PolicyMutexOf<LockPolicy::kHandoff>, PolicyMutexOf<LockPolicy::kSteal>>;
 
 // A counter whose increment is a non-atomic read-modify-write, with a window in which a second
 // holder would lose an increment (and which TSan reports as a race unless the lock orders the
@@ -76,6 +82,7 @@ struct LockNames {
                                           "StealMutex",
                                           "StealMutexNoSpin",
                                           "StealMutexNoHandoff",
+                                          "StealMutexEveryUnlockWakes",
                                           "SpinLock",
                                           "PolicyMutex_barging",
                                           "PolicyMutex_spin_then_park",

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <latch>
 #include <semaphore>
 #include <string>
@@ -22,20 +23,28 @@
 namespace cused::sync::testing {
 namespace {
 
-// Stops each woken waiter until the test lets it compete, and reports its losses.
+// Stops each woken waiter until the test lets it compete, and reports its losses. With
+// hold_after_loss, a waiter that lost also stops until the test lets it go back to sleep.
 class Referee : public StealMutex::Observer {
  public:
+  explicit Referee(bool hold_after_loss = false) : hold_after_loss_(hold_after_loss) {}
+
   void woken() override {
     woken_.release();
     compete_.acquire();
   }
-  void lost(unsigned) override { lost_.release(); }
+  void lost(unsigned) override {
+    lost_.release();
+    if (hold_after_loss_) compete_.acquire();
+  }
 
   void await_woken() { woken_.acquire(); }
   void let_compete() { compete_.release(); }
   void await_lost() { lost_.acquire(); }
+  void let_sleep() { compete_.release(); }
 
  private:
+  const bool hold_after_loss_;
   std::counting_semaphore<> woken_{0};
   std::counting_semaphore<> compete_{0};
   std::counting_semaphore<> lost_{0};
@@ -47,9 +56,12 @@ class StealMutexTest : public ::testing::Test {
   // `release_waiter` opens.
   void start_waiter(StealMutex& lock, const std::string& name) {
     threads_.emplace_back([&lock, name, this] {
-      LockGuard guard(lock);
-      record(name);
-      release_waiter_.wait();
+      {
+        LockGuard guard(lock);
+        record(name);
+        release_waiter_.wait();
+      }
+      waiters_done_.fetch_add(1);
     });
     const std::size_t queued = threads_.size();
     wait_until([&] { return lock.waiters() == queued; }, "the waiter to queue");
@@ -58,8 +70,11 @@ class StealMutexTest : public ::testing::Test {
     LockGuard guard(order_lock_);
     order_.push_back(name);
   }
+  // Lets the waiters go; each one still queued must be woken by its predecessor's unlock.
   std::vector<std::string> finish() {
     release_waiter_.count_down();
+    const std::size_t waiters = threads_.size();
+    wait_until([&] { return waiters_done_.load() == waiters; }, "every waiter to get the lock");
     threads_.clear();
     LockGuard guard(order_lock_);
     return order_;
@@ -69,13 +84,14 @@ class StealMutexTest : public ::testing::Test {
 
  private:
   std::latch release_waiter_{1};
+  std::atomic<std::size_t> waiters_done_{0};
   std::vector<std::jthread> threads_;
   Mutex order_lock_;
   std::vector<std::string> order_ CUSED_GUARDED_BY(order_lock_);
 };
 
 TEST_F(StealMutexTest, ARunningContenderTakesTheLockBeforeTheWokenWaiter) {
-  StealMutex lock(/*spin_rounds=*/0, /*handoff_after=*/1);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 1});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "waiter");
@@ -97,7 +113,7 @@ TEST_F(StealMutexTest, ARunningContenderTakesTheLockBeforeTheWokenWaiter) {
 }
 
 TEST_F(StealMutexTest, TheWaiterRequestsAHandoffOnlyAfterHandoffAfterLosses) {
-  StealMutex lock(/*spin_rounds=*/0, /*handoff_after=*/2);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 2});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "waiter");
@@ -117,7 +133,7 @@ TEST_F(StealMutexTest, TheWaiterRequestsAHandoffOnlyAfterHandoffAfterLosses) {
 }
 
 TEST_F(StealMutexTest, AWokenWaiterThatFindsTheLockFreeTakesItAndLeavesTheQueue) {
-  StealMutex lock(/*spin_rounds=*/0);
+  StealMutex lock({.spin_rounds = 0});
   lock.set_observer(&referee_);
   lock.lock();
   start_waiter(lock, "first");
@@ -129,6 +145,31 @@ TEST_F(StealMutexTest, AWokenWaiterThatFindsTheLockFreeTakesItAndLeavesTheQueue)
   wait_until([&] { return lock.waiters() == 1; }, "the first waiter to take the lock");
   EXPECT_FALSE(lock.handoff_requested());
   referee_.let_compete();  // the second waiter, which the first one's unlock wakes
+  EXPECT_EQ(finish(), (std::vector<std::string>{"first", "second"}));
+}
+
+// An unlock that releases marks a wake-up pending for the first waiter, and further unlocks
+// before that waiter runs only release. The mark belongs to the first waiter: when the lock is
+// handed over to it instead, it must take the mark along, or the waiter behind it is never woken.
+TEST_F(StealMutexTest, AHandoffTakesAlongAWakeUpPendingForTheNewOwner) {
+  Referee referee(/*hold_after_loss=*/true);
+  StealMutex lock({.spin_rounds = 0, .handoff_after = 1});
+  lock.set_observer(&referee);
+  lock.lock();
+  start_waiter(lock, "first");
+  start_waiter(lock, "second");
+
+  lock.unlock();  // wakes the first waiter
+  referee.await_woken();
+  if (!lock.try_lock()) FAIL() << "steal 1";
+  lock.unlock();  // releases again: a second wake-up for the first waiter is now pending
+  if (!lock.try_lock()) FAIL() << "steal 2";
+  referee.let_compete();
+  referee.await_lost();  // the first waiter lost and requested a handoff
+  EXPECT_TRUE(lock.handoff_requested());
+  lock.unlock();  // hands over to the first waiter, which has not consumed its pending wake-up
+  referee.let_sleep();
+  referee.let_compete();  // the second waiter, woken when the first unlocks
   EXPECT_EQ(finish(), (std::vector<std::string>{"first", "second"}));
 }
 

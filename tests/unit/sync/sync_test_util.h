@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,13 +12,6 @@
 #include <vector>
 
 namespace cused::sync::testing {
-
-// Runs body(0) .. body(threads - 1) on their own threads and joins them.
-inline void run_threads(int threads, const std::function<void(int)>& body) {
-  std::vector<std::jthread> running;
-  running.reserve(threads);
-  for (int i = 0; i < threads; ++i) running.emplace_back(body, i);
-}
 
 // Whether try_lock succeeds; what it takes is released at once.
 template <typename Lock>
@@ -43,6 +37,21 @@ inline void wait_until(const std::function<bool()>& condition, const char* what)
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+}
+
+// Runs body(0) .. body(threads - 1) on their own threads and joins them, failing the binary as
+// stuck (wait_until) when they do not all finish in time.
+inline void run_threads(int threads, const std::function<void(int)>& body) {
+  std::atomic<int> finished{0};
+  std::vector<std::jthread> running;
+  running.reserve(threads);
+  for (int i = 0; i < threads; ++i) {
+    running.emplace_back([&, i] {
+      body(i);
+      finished.fetch_add(1);
+    });
+  }
+  wait_until([&] { return finished.load() == threads; }, "every thread to finish");
 }
 
 }  // namespace cused::sync::testing

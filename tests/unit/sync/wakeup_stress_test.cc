@@ -29,24 +29,17 @@ void nap(std::minstd_rand& random, int one_in) {
 
 TYPED_TEST(NoLostWakeups, ManyThreadsWithRandomSleepsAllFinish) {
   GuardedCounter<TypeParam> counter;
-  std::atomic<int> finished{0};
-  std::vector<std::jthread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      std::minstd_rand random(t + 1);
-      for (int i = 0; i < kRounds; ++i) {
-        {
-          LockGuard guard(counter.lock);
-          counter.increment();
-          nap(random, 4);
-        }
-        nap(random, 2);
+  run_threads(kThreads, [&](int thread) {
+    std::minstd_rand random(thread + 1);
+    for (int i = 0; i < kRounds; ++i) {
+      {
+        LockGuard guard(counter.lock);
+        counter.increment();
+        nap(random, 4);
       }
-      finished.fetch_add(1);
-    });
-  }
-  wait_until([&] { return finished.load() == kThreads; }, "every thread to finish its rounds");
-  threads.clear();
+      nap(random, 2);
+    }
+  });
   EXPECT_EQ(counter.read(), std::uint64_t{kThreads} * kRounds);
 }
 
