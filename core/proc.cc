@@ -43,10 +43,12 @@ bool Proc::thread_is_dead(const Thread& thread) const {
   return thread.is_dead;
 }
 
-// binder_has_work_ilocked
+// binder_has_work_ilocked. A queue emptied by someone else (a completion or death dequeued
+// from it) leaves process_todo set; it is not work (docs/protocol.md).
 bool Proc::has_work(Thread& thread, bool do_proc_work) {
   assume_locked(thread);
-  return thread.process_todo || thread.need_return || (do_proc_work && !todo_.empty());
+  return (thread.process_todo && !thread.todo.empty()) || thread.need_return ||
+         (do_proc_work && !todo_.empty());
 }
 
 // binder_enqueue_thread_work_ilocked: a poll thread queuing work to itself needs its own wake-up.

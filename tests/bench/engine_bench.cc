@@ -33,8 +33,8 @@ void sync_calls(benchmark::State& state, std::uint32_t reply_flags) {
   Call served = pair.sm.write_read(kSmLooper, Commands().u32(BC_ENTER_LOOPER));
   Commands client_pending;
   for (auto _ : state) {
-    Call call = pair.client.write_read(kClientMain,
-                                       Commands(client_pending).transaction(0, 1, 0, payload));
+    Call call =
+        pair.client.write_read(kClientMain, Commands(client_pending).transaction(0, 1, 0, payload));
     binder_transaction_data tr = served.tr();
     served = pair.sm.write_read(
         kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply(reply_flags, payload));
