@@ -10,8 +10,8 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
   // EAGAIN (word changed) and EINTR both just mean "look again", which every caller does.
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected,
-          nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr,
+          nullptr, 0);
 }
 
 void futex_wake(std::atomic<std::uint32_t>& word, int count) {

@@ -1,0 +1,433 @@
+#include "cused/binderfs/filesystem.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <system_error>
+
+#include "core/buffer_file.h"
+#include "core/protocol_features.h"
+#include "core/proc.h"
+#include "cused/binderfs/fuse_completion.h"
+#include "cused/binderfs/maps_finder.h"
+#include "cused/binderfs/open_file.h"
+#include "uapi/binder.h"
+
+namespace cused::binderfs {
+
+namespace {
+
+constexpr fuse_ino_t kRootIno = FUSE_ROOT_ID;
+constexpr fuse_ino_t kControlIno = 2;  // binderfs gives binder-control inode 2 (S10.2)
+constexpr fuse_ino_t kFeaturesIno = 3;
+constexpr fuse_ino_t kFirstFeatureIno = 16;
+constexpr fuse_ino_t kFirstListingIno = 1024;
+// Inodes handed out by LOOKUP of a device name: one per lookup, never reused.
+constexpr fuse_ino_t kFirstDeviceIno = fuse_ino_t{1} << 32;
+
+constexpr const char* kControlName = "binder-control";
+constexpr const char* kFeaturesName = "features";
+constexpr std::string_view kFeatureContent = "1\n";
+// The smallest request buffer the kernel accepts: FUSE over io_uring refuses ring entries
+// smaller than FUSE_MIN_READ_BUFFER (8 KiB) or max_pages pages.
+constexpr unsigned kMaxRequestPayload = 8192;
+
+Filesystem& self(fuse_req_t req) { return *static_cast<Filesystem*>(fuse_req_userdata(req)); }
+OpenFile& file_of(fuse_file_info* fi) { return *reinterpret_cast<OpenFile*>(fi->fh); }
+
+// What the VFS refuses as a name (binderfs answers EACCES for these, S10.3).
+bool valid_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+}  // namespace
+
+Filesystem::Filesystem(FilesystemOptions options)
+    : options_(std::move(options)), next_device_ino_(kFirstDeviceIno) {
+  for (const auto& name : options_.devices) {
+    if (int err = add_device(name); err != 0)
+      throw std::system_error(-err, std::generic_category(), "device " + name);
+  }
+}
+
+Filesystem::~Filesystem() = default;
+
+int Filesystem::add_device(const std::string& name) {
+  if (!valid_name(name) || name == kControlName || name == kFeaturesName) {
+    return name == kControlName || name == kFeaturesName ? -EEXIST : -EACCES;
+  }
+  sync::LockGuard guard(lock_);
+  if (devices_.size() >= options_.max_devices) return -ENOSPC;
+  for (const auto& entry : devices_)
+    if (entry.name == name) return -EEXIST;
+  devices_.push_back(
+      {name, std::make_shared<core::Device>(name), kFirstListingIno + devices_.size()});
+  return 0;
+}
+
+std::vector<std::string> Filesystem::device_names() const {
+  sync::LockGuard guard(lock_);
+  std::vector<std::string> names;
+  for (const auto& entry : devices_) names.push_back(entry.name);
+  return names;
+}
+
+std::size_t Filesystem::open_procs() const {
+  sync::LockGuard guard(lock_);
+  return static_cast<std::size_t>(std::count_if(open_files_.begin(), open_files_.end(),
+                                                [](const auto& kv) { return kv.second->proc(); }));
+}
+
+void Filesystem::for_each_proc_of(pid_t pid, const std::function<void(core::Proc&)>& visit) const {
+  sync::LockGuard guard(lock_);
+  for (const auto& [key, file] : open_files_)
+    if (file->proc() && file->proc()->pid() == pid) visit(*file->proc());
+}
+
+Filesystem::Resolved Filesystem::resolve(fuse_ino_t ino) const {
+  if (ino == kRootIno) return {Kind::kRoot};
+  if (ino == kControlIno) return {Kind::kControl};
+  if (ino == kFeaturesIno) return {Kind::kFeaturesDir};
+  if (ino >= kFirstFeatureIno && ino < kFirstFeatureIno + core::features().size())
+    return {Kind::kFeature, ino - kFirstFeatureIno};
+  sync::LockGuard guard(lock_);
+  if (ino >= kFirstListingIno && ino < kFirstListingIno + devices_.size())
+    return {Kind::kDevice, ino - kFirstListingIno};
+  if (auto it = device_inodes_.find(ino); it != device_inodes_.end())
+    return {Kind::kDevice, it->second.device_index};
+  return {};
+}
+
+bool Filesystem::fill_attr(fuse_ino_t ino, struct stat& st) const {
+  st = {};
+  st.st_ino = ino;
+  st.st_nlink = 1;
+  Resolved what = resolve(ino);
+  switch (what.kind) {
+    case Kind::kRoot:
+    case Kind::kFeaturesDir:
+      st.st_mode = S_IFDIR | 0755;  // S10.1
+      st.st_nlink = 2;
+      return true;
+    case Kind::kControl:
+      st.st_mode = S_IFREG | 0600;  // S10.2: root only
+      return true;
+    case Kind::kFeature:
+      st.st_mode = S_IFREG | 0444;
+      st.st_size = kFeatureContent.size();
+      return true;
+    case Kind::kDevice:
+      st.st_mode = S_IFREG | (options_.device_attributes.mode & 07777);
+      st.st_uid = options_.device_attributes.uid;
+      st.st_gid = options_.device_attributes.gid;
+      return true;
+    case Kind::kNone:
+      return false;
+  }
+  return false;
+}
+
+fuse_ino_t Filesystem::new_device_inode(std::size_t device_index) {
+  sync::LockGuard guard(lock_);
+  fuse_ino_t ino = next_device_ino_++;
+  device_inodes_.emplace(ino, DeviceInode{device_index, 1});
+  return ino;
+}
+
+void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  fuse_entry_param entry{};
+  std::string wanted(name);
+  if (parent == kFeaturesIno) {
+    auto features = core::features();
+    auto it = std::find(features.begin(), features.end(), wanted);
+    if (it == features.end()) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    entry.ino = kFirstFeatureIno + static_cast<fuse_ino_t>(it - features.begin());
+  } else if (parent != kRootIno) {
+    return static_cast<void>(fuse_reply_err(req, ENOENT));
+  } else if (wanted == kControlName) {
+    entry.ino = kControlIno;
+  } else if (wanted == kFeaturesName) {
+    entry.ino = kFeaturesIno;
+  } else {
+    std::optional<std::size_t> index;
+    {
+      sync::LockGuard guard(lock_);
+      for (std::size_t i = 0; i < devices_.size(); ++i)
+        if (devices_[i].name == wanted) index = i;
+    }
+    if (!index) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    // A fresh inode per lookup, never cached: passthrough takes one backing file per inode.
+    entry.ino = new_device_inode(*index);
+    entry.entry_timeout = 0;
+    entry.attr_timeout = 0;
+  }
+  if (entry.ino < kFirstDeviceIno) entry.entry_timeout = entry.attr_timeout = 3600;
+  fill_attr(entry.ino, entry.attr);
+  fuse_reply_entry(req, &entry);
+}
+
+void Filesystem::forget(fuse_ino_t ino, std::uint64_t nlookup) {
+  sync::LockGuard guard(lock_);
+  auto it = device_inodes_.find(ino);
+  if (it == device_inodes_.end()) return;
+  it->second.lookups -= std::min(it->second.lookups, nlookup);
+  if (it->second.lookups == 0) device_inodes_.erase(it);
+}
+
+void Filesystem::getattr(fuse_req_t req, fuse_ino_t ino) {
+  struct stat st;
+  if (!fill_attr(ino, st)) return static_cast<void>(fuse_reply_err(req, ENOENT));
+  fuse_reply_attr(req, &st, ino < kFirstDeviceIno ? 3600 : 0);
+}
+
+void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset) {
+  struct Entry {
+    std::string name;
+    fuse_ino_t ino;
+    mode_t type;
+  };
+  std::vector<Entry> entries{{".", ino, S_IFDIR}, {"..", kRootIno, S_IFDIR}};
+  if (ino == kRootIno) {
+    entries.push_back({kControlName, kControlIno, S_IFREG});
+    entries.push_back({kFeaturesName, kFeaturesIno, S_IFDIR});
+    sync::LockGuard guard(lock_);
+    for (const auto& device : devices_)
+      entries.push_back({device.name, device.listing_ino, S_IFREG});
+  } else if (ino == kFeaturesIno) {
+    auto features = core::features();
+    for (std::size_t i = 0; i < features.size(); ++i)
+      entries.push_back({std::string(features[i]), kFirstFeatureIno + i, S_IFREG});
+  } else {
+    return static_cast<void>(fuse_reply_err(req, ENOTDIR));
+  }
+  std::vector<char> buffer(size);
+  std::size_t used = 0;
+  for (std::size_t i = static_cast<std::size_t>(offset); i < entries.size(); ++i) {
+    struct stat st {};
+    st.st_ino = entries[i].ino;
+    st.st_mode = entries[i].type;
+    std::size_t need = fuse_add_direntry(req, buffer.data() + used, size - used,
+                                         entries[i].name.c_str(), &st, static_cast<off_t>(i + 1));
+    if (need > size - used) break;
+    used += need;
+  }
+  fuse_reply_buf(req, buffer.data(), used);
+}
+
+void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Resolved what = resolve(ino);
+  switch (what.kind) {
+    case Kind::kDevice:
+      return open_device(req, ino, what.index, fi);
+    case Kind::kControl: {
+      auto file = std::make_unique<OpenFile>(nullptr, 0, false);
+      fi->fh = reinterpret_cast<std::uint64_t>(file.get());
+      {
+        sync::LockGuard guard(lock_);
+        open_files_.emplace(file.get(), std::move(file));
+      }
+      fuse_reply_open(req, fi);
+      return;
+    }
+    case Kind::kFeature:
+      if ((fi->flags & O_ACCMODE) != O_RDONLY)
+        return static_cast<void>(fuse_reply_err(req, EACCES));
+      fi->fh = 0;
+      fuse_reply_open(req, fi);
+      return;
+    case Kind::kRoot:
+    case Kind::kFeaturesDir:
+      return static_cast<void>(fuse_reply_err(req, EISDIR));
+    case Kind::kNone:
+      return static_cast<void>(fuse_reply_err(req, ENOENT));
+  }
+}
+
+void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_index,
+                             fuse_file_info* fi) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  std::shared_ptr<core::Device> device;
+  {
+    sync::LockGuard guard(lock_);
+    device = devices_.at(device_index).device;
+  }
+  std::unique_ptr<core::BufferFile> buffers;
+  try {
+    buffers = core::BufferFile::create(fmt::format("cused-{}-{}", device->name(), ctx->pid),
+                                       uapi::kMaxMappedSize);
+  } catch (const std::system_error& error) {
+    return static_cast<void>(fuse_reply_err(req, error.code().value()));
+  }
+  int backing_id = fuse_passthrough_open(req, buffers->fd());
+  if (backing_id <= 0) {
+    fuse_log(FUSE_LOG_ERR,
+             "cused: FUSE passthrough refused the buffer memfd (kernel >= 6.9 "
+             "and CAP_SYS_ADMIN are needed): %s\n",
+             std::strerror(errno));
+    return static_cast<void>(fuse_reply_err(req, EIO));
+  }
+  pid_t tgid = read_thread_group(ctx->pid);
+  core::OpenerIdentity opener{tgid, ctx->pid, ctx->uid};
+  auto proc = device->open(
+      opener, std::move(buffers),
+      std::make_unique<MapsFinder>(tgid, mount_device_.load(std::memory_order_relaxed), ino));
+  auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK);
+  fi->fh = reinterpret_cast<std::uint64_t>(file.get());
+  fi->backing_id = backing_id;
+  {
+    sync::LockGuard guard(lock_);
+    open_files_.emplace(file.get(), std::move(file));
+  }
+  fuse_reply_open(req, fi);
+}
+
+void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset) {
+  Resolved what = resolve(ino);
+  if (what.kind != Kind::kFeature) return static_cast<void>(fuse_reply_err(req, EINVAL));
+  std::string_view content = kFeatureContent;
+  auto start = std::min(content.size(), static_cast<std::size_t>(offset));
+  content = content.substr(start, size);
+  fuse_reply_buf(req, content.data(), content.size());
+}
+
+void Filesystem::flush(fuse_req_t req, fuse_file_info* fi) {
+  if (fi->fh != 0 && file_of(fi).proc()) file_of(fi).proc()->flush();  // S1.8
+  fuse_reply_err(req, 0);
+}
+
+void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
+  std::unique_ptr<OpenFile> file;
+  if (fi->fh != 0) {
+    sync::LockGuard guard(lock_);
+    auto node = open_files_.extract(reinterpret_cast<const OpenFile*>(fi->fh));
+    if (!node.empty()) file = std::move(node.mapped());
+  }
+  if (file && file->proc()) {
+    file->proc()->release();  // S1.9
+    fuse_passthrough_close(req, file->backing_id());
+  }
+  file.reset();  // closes the memfd before the release is answered
+  fuse_reply_err(req, 0);
+}
+
+void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in,
+                       std::size_t in_size, std::size_t out_size) {
+  if (fi->fh == 0) return static_cast<void>(fuse_reply_err(req, ENOTTY));
+  OpenFile& file = file_of(fi);
+  if (!file.proc()) return control_ioctl(req, cmd, in, in_size);
+  if (fuse_req_is_uring(req)) uring_ioctls_.fetch_add(1, std::memory_order_relaxed);
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  core::IoctlRequest request{file.thread_group_of(ctx->pid),
+                             ctx->pid,
+                             ctx->uid,
+                             cmd,
+                             std::span(static_cast<const std::byte*>(in), in_size),
+                             file.nonblock()};
+  auto completion =
+      std::make_unique<IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
+  completion->watch_interrupts();
+  file.proc()->ioctl(request, std::move(completion));
+}
+
+void Filesystem::control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size) {
+  if (cmd != BINDER_CTL_ADD) return static_cast<void>(fuse_reply_err(req, EINVAL));  // S10.3
+  binderfs_device device{};
+  if (in_size < sizeof device) return static_cast<void>(fuse_reply_err(req, EFAULT));
+  std::memcpy(&device, in, sizeof device);
+  device.name[BINDERFS_MAX_NAME] = '\0';  // force-terminated at byte 255
+  std::string name(device.name);
+  if (int err = add_device(name); err != 0) return static_cast<void>(fuse_reply_err(req, -err));
+  // No character device exists behind a FUSE node; report cused's own numbering so that callers
+  // that print major:minor see something stable and unique per device.
+  device.major = 0;
+  {
+    sync::LockGuard guard(lock_);
+    device.minor = static_cast<__u32>(devices_.size() - 1);
+  }
+  fuse_reply_ioctl(req, 0, &device, sizeof device);
+}
+
+void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
+  std::unique_ptr<core::PollWaiter> waiter;
+  if (ph) waiter = std::make_unique<FusePollWaiter>(ph);
+  if (fi->fh == 0 || !file_of(fi).proc()) return static_cast<void>(fuse_reply_poll(req, 0));
+  unsigned events = file_of(fi).proc()->poll(fuse_req_ctx(req)->pid, std::move(waiter));
+  unsigned revents =
+      ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0);
+  fuse_reply_poll(req, revents);
+}
+
+namespace {
+
+void op_init(void*, fuse_conn_info* conn) {
+  // Passthrough is the point (the client's mmap maps the proc's memfd); ask for it whenever the
+  // kernel offers it. Without it, opening a device node fails with EIO and a log line.
+  if (!fuse_set_feature_flag(conn, FUSE_CAP_PASSTHROUGH))
+    fuse_log(FUSE_LOG_ERR, "cused: this kernel's FUSE has no passthrough (Linux >= 6.9)\n");
+  // Binder nodes are not data files: no page cache, no readahead or writeback of ours.
+  fuse_unset_feature_flag(conn, FUSE_CAP_WRITEBACK_CACHE);
+  // No request carries more than a 264-byte ioctl argument or a feature file, so small request
+  // buffers suffice; they size every worker thread's and every io_uring entry's buffer.
+  conn->max_write = kMaxRequestPayload;
+}
+
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  self(req).lookup(req, parent, name);
+}
+void op_forget(fuse_req_t req, fuse_ino_t ino, std::uint64_t nlookup) {
+  self(req).forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+void op_forget_multi(fuse_req_t req, std::size_t count, fuse_forget_data* forgets) {
+  for (std::size_t i = 0; i < count; ++i) self(req).forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) { self(req).getattr(req, ino); }
+void op_readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info*) {
+  self(req).readdir(req, ino, size, off);
+}
+void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) { self(req).open(req, ino, fi); }
+void op_read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info*) {
+  self(req).read(req, ino, size, off);
+}
+void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { self(req).flush(req, fi); }
+void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { self(req).release(req, fi); }
+void op_ioctl(fuse_req_t req, fuse_ino_t, unsigned cmd, void*, fuse_file_info* fi, unsigned,
+              const void* in, std::size_t in_size, std::size_t out_size) {
+  self(req).ioctl(req, cmd, fi, in, in_size, out_size);
+}
+void op_poll(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, fuse_pollhandle* ph) {
+  self(req).poll(req, fi, ph);
+}
+
+fuse_lowlevel_ops make_operations() {
+  fuse_lowlevel_ops ops{};
+  ops.init = op_init;
+  ops.lookup = op_lookup;
+  ops.forget = op_forget;
+  ops.forget_multi = op_forget_multi;
+  ops.getattr = op_getattr;
+  ops.readdir = op_readdir;
+  ops.open = op_open;
+  ops.read = op_read;
+  ops.flush = op_flush;
+  ops.release = op_release;
+  ops.ioctl = op_ioctl;
+  ops.poll = op_poll;
+  return ops;
+}
+
+}  // namespace
+
+const fuse_lowlevel_ops& Filesystem::operations() {
+  static const fuse_lowlevel_ops ops = make_operations();
+  return ops;
+}
+
+}  // namespace cused::binderfs

@@ -1,0 +1,114 @@
+// The binderfs look-alike served over FUSE (S10): the root with one node per binder device,
+// `binder-control`, and `features/`. Device nodes are regular files to FUSE (a character device
+// inode would be opened by the kernel's own driver, not by us); everything else behaves as
+// binderfs does.
+//
+// Every open of a device node creates a core proc with its own memfd, registered as the file's
+// FUSE passthrough backing file, so the client's mmap maps that memfd (DESIGN.md section 2).
+// Passthrough allows one backing file per inode, so every LOOKUP of a device returns a fresh
+// inode with entry timeout 0: each opener gets an inode of its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/sync/mutex.h"
+#include "cused/binderfs/fuse.h"
+#include "cused/binderfs/interrupt_worker.h"
+
+namespace cused::binderfs {
+
+// Owner and permissions of a device node (binderfs: root, 0600).
+struct NodeAttributes {
+  mode_t mode = 0600;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+struct FilesystemOptions {
+  std::vector<std::string> devices{"binder", "hwbinder", "vndbinder"};
+  NodeAttributes device_attributes;
+  std::size_t max_devices = 1u << 20;  // S10.1: binderfs's default and upper bound
+};
+
+class OpenFile;
+
+class Filesystem {
+ public:
+  explicit Filesystem(FilesystemOptions options);
+  ~Filesystem();
+  Filesystem(const Filesystem&) = delete;
+  Filesystem& operator=(const Filesystem&) = delete;
+
+  static const fuse_lowlevel_ops& operations();
+
+  // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC).
+  int add_device(const std::string& name);
+  std::vector<std::string> device_names() const;
+  // The mount's device number: the client's mapping of a device node shows up in
+  // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
+  // FUSE file).
+  void set_mount_device(dev_t dev) { mount_device_.store(dev, std::memory_order_relaxed); }
+  // ioctls that arrived over FUSE io_uring rather than /dev/fuse reads (proof of the mode).
+  std::uint64_t uring_ioctls() const { return uring_ioctls_.load(std::memory_order_relaxed); }
+  // Open device files (procs) right now; for tests, stats and leak checks.
+  std::size_t open_procs() const;
+  // Calls `visit` for every open proc of thread group `pid` (tests poke at a proc's memfd).
+  void for_each_proc_of(pid_t pid, const std::function<void(core::Proc&)>& visit) const;
+
+  // FUSE operations (called through operations()).
+  void lookup(fuse_req_t req, fuse_ino_t parent, const char* name);
+  void forget(fuse_ino_t ino, std::uint64_t nlookup);
+  void getattr(fuse_req_t req, fuse_ino_t ino);
+  void readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset);
+  void open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+  void read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset);
+  void flush(fuse_req_t req, fuse_file_info* fi);
+  void release(fuse_req_t req, fuse_file_info* fi);
+  void ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in, std::size_t in_size,
+             std::size_t out_size);
+  void poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph);
+
+ private:
+  struct DeviceEntry {
+    std::string name;
+    std::shared_ptr<core::Device> device;
+    fuse_ino_t listing_ino;  // the inode readdir shows; lookups hand out fresh ones
+  };
+  struct DeviceInode {
+    std::size_t device_index;
+    std::uint64_t lookups;
+  };
+  enum class Kind { kRoot, kControl, kFeaturesDir, kFeature, kDevice, kNone };
+  struct Resolved {
+    Kind kind = Kind::kNone;
+    std::size_t index = 0;  // feature or device index
+  };
+
+  Resolved resolve(fuse_ino_t ino) const;
+  bool fill_attr(fuse_ino_t ino, struct stat& st) const;
+  fuse_ino_t new_device_inode(std::size_t device_index);
+  void open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_index, fuse_file_info* fi);
+  void control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size);
+
+  const FilesystemOptions options_;
+  InterruptWorker interrupts_;
+  std::atomic<dev_t> mount_device_{0};
+  std::atomic<std::uint64_t> uring_ioctls_{0};
+
+  mutable sync::Mutex lock_;  // guards the namespace: devices, inodes, open files
+  std::vector<DeviceEntry> devices_ CUSED_GUARDED_BY(lock_);
+  std::map<fuse_ino_t, DeviceInode> device_inodes_ CUSED_GUARDED_BY(lock_);
+  fuse_ino_t next_device_ino_ CUSED_GUARDED_BY(lock_);
+  std::map<const OpenFile*, std::unique_ptr<OpenFile>> open_files_ CUSED_GUARDED_BY(lock_);
+};
+
+}  // namespace cused::binderfs

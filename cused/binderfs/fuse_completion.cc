@@ -1,0 +1,37 @@
+#include "cused/binderfs/fuse_completion.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+namespace cused::binderfs {
+
+IoctlCompletion::~IoctlCompletion() {
+  // core must answer every request; if one is dropped unanswered (a bug), the caller gets EIO
+  // instead of hanging forever.
+  if (req_) complete(-EIO, {});
+}
+
+void IoctlCompletion::watch_interrupts() { fuse_req_interrupt_func(req_, &on_interrupt, this); }
+
+void IoctlCompletion::on_interrupt(fuse_req_t, void* self) {
+  auto* completion = static_cast<IoctlCompletion*>(self);
+  completion->mark_interrupted();
+  completion->interrupts_.post(completion->proc_, completion->tid_);
+}
+
+void IoctlCompletion::complete(long result, std::span<const std::byte> out) {
+  fuse_req_t req = std::exchange(req_, nullptr);
+  // Unregistering waits for a running interrupt callback, so `this` outlives it.
+  fuse_req_interrupt_func(req, nullptr, nullptr);
+  std::size_t size = std::min(out.size(), out_size_);
+  if (result < 0 && size == 0) {
+    fuse_reply_err(req, static_cast<int>(-result));
+  } else {
+    // A negative result with data is how the kernel's FUSE returns both an errno and the
+    // copied-back argument (binder_write_read after EINTR/EAGAIN, S1.11/S1.12).
+    fuse_reply_ioctl(req, static_cast<int>(result), out.data(), size);
+  }
+}
+
+}  // namespace cused::binderfs

@@ -1,0 +1,74 @@
+// cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE.
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "cused/binderfs/filesystem.h"
+#include "cused/binderfs/mount.h"
+#include "cused/device_links.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
+  std::string mountpoint;
+  bool foreground = false;
+  std::vector<std::string> devices;
+  std::string link_dir;
+  std::string mode = "0600";
+  uid_t uid = 0;
+  gid_t gid = 0;
+  cused::binderfs::MountOptions mount_options;
+  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on")
+      ->required();
+  app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
+  app.add_option("--device", devices,
+                 "Binder device to create (repeatable; default: binder, hwbinder, vndbinder)");
+  app.add_option("--link", link_dir,
+                 "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
+  app.add_option("--mode", mode, "Permissions of device nodes (octal)");
+  app.add_option("--uid", uid, "Owner of device nodes");
+  app.add_option("--gid", gid, "Group of device nodes");
+  app.add_flag("--allow-other", mount_options.allow_other,
+               "Let users other than root reach the mount (FUSE allow_other)");
+  app.add_flag("--io-uring", mount_options.io_uring,
+               "Serve FUSE over io_uring (Linux >= 6.14 with fuse enable_uring=1)");
+  app.add_option("--io-uring-depth", mount_options.io_uring_depth, "io_uring entries per queue");
+  app.add_option("--threads", mount_options.max_threads, "Maximum FUSE worker threads");
+  app.add_flag("-d,--debug", mount_options.debug, "Log every FUSE request");
+  CLI11_PARSE(app, argc, argv);
+
+  cused::binderfs::FilesystemOptions fs_options;
+  if (!devices.empty()) fs_options.devices = devices;
+  try {
+    fs_options.device_attributes.mode = static_cast<mode_t>(std::stoul(mode, nullptr, 8));
+  } catch (const std::exception&) {
+    fmt::print(stderr, "cused: --mode {} is not an octal mode\n", mode);
+    return 2;
+  }
+  fs_options.device_attributes.uid = uid;
+  fs_options.device_attributes.gid = gid;
+  mount_options.mountpoint = mountpoint;
+
+  try {
+    cused::binderfs::Filesystem filesystem(fs_options);
+    cused::binderfs::Mount mount(filesystem, mount_options);
+    if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
+    std::optional<cused::DeviceLinks> links;
+    if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);
+    fuse_daemonize(foreground ? 1 : 0);
+    int result = mount.serve();
+    fuse_remove_signal_handlers(mount.session());
+    // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
+    bool clean = result == 0 || result == SIGINT || result == SIGTERM || result == SIGHUP;
+    return clean ? 0 : 1;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "{}\n", error.what());
+    return 1;
+  }
+}

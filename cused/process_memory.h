@@ -1,0 +1,22 @@
+// core::UserMemory for a client process: copy_from_user / copy_to_user become
+// process_vm_readv / process_vm_writev on the calling thread. The kernel checks every access, so
+// a bad pointer in a client's BINDER_WRITE_READ is EFAULT for that client, never a daemon fault.
+#pragma once
+
+#include <sys/types.h>
+
+#include "core/user_memory.h"
+
+namespace cused {
+
+class ProcessMemory final : public core::UserMemory {
+ public:
+  explicit ProcessMemory(pid_t tid) : tid_(tid) {}
+  int read(std::uint64_t addr, void* dst, std::size_t len) override;
+  int write(std::uint64_t addr, const void* src, std::size_t len) override;
+
+ private:
+  pid_t tid_;
+};
+
+}  // namespace cused

@@ -1,0 +1,154 @@
+// The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "client/binder_device.h"
+#include "tests/integration/mounted_binderfs.h"
+
+extern char** environ;
+
+namespace cused {
+namespace {
+
+namespace fs = std::filesystem;
+using client::BinderDevice;
+using namespace std::chrono_literals;
+
+bool is_mounted(const std::string& dir) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(mountinfo, line))
+    if (line.find(" " + dir + " ") != std::string::npos) return true;
+  return false;
+}
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+// A cused process serving `dir` in the foreground.
+class Daemon {
+ public:
+  explicit Daemon(const std::string& dir, std::vector<std::string> extra = {}) {
+    const char* binary = std::getenv("CUSED_BINARY");
+    std::vector<std::string> words{binary ? binary : "cused", "--mount", dir, "--foreground"};
+    words.insert(words.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
+  }
+  ~Daemon() {
+    if (pid_ > 0) stop(SIGKILL);
+  }
+  pid_t pid() const { return pid_; }
+  // Sends `signal` and returns the exit status.
+  int stop(int signal) {
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    umount2(dir_.c_str(), MNT_DETACH);
+    fs::remove_all(dir_);
+  }
+  std::string dir_ = testing::make_temp_dir("cused-daemon-");
+};
+
+// SIGTERM unmounts cleanly and the daemon exits 0.
+TEST_F(DaemonTest, SigtermUnmountsCleanly) {
+  Daemon daemon(dir_);
+  ASSERT_GT(daemon.pid(), 0);
+  ASSERT_TRUE(wait_until([&] { return is_mounted(dir_); }));
+  BinderDevice(dir_ + "/binder").version();
+  int status = daemon.stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(is_mounted(dir_));
+}
+
+// A killed daemon: a client blocked in a read and later ioctls get errors, not hangs; the next
+// daemon on the same directory cleans the stale mount and serves again.
+TEST_F(DaemonTest, KilledDaemonGivesErrorsAndStaleMountIsCleaned) {
+  auto daemon = std::make_unique<Daemon>(dir_);
+  ASSERT_TRUE(wait_until([&] { return is_mounted(dir_); }));
+  BinderDevice device(dir_ + "/binder");
+  ASSERT_EQ(device.map(), 0);
+  std::atomic<bool> reading{false};
+  std::atomic<int> blocked_result{1};
+  std::thread reader([&] {
+    std::uint32_t words[16];
+    binder_write_read bwr{};
+    bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+    bwr.read_size = sizeof words;
+    device.write_read(bwr);
+    reading = true;
+    blocked_result = device.write_read(bwr);
+  });
+  ASSERT_TRUE(wait_until([&] { return reading.load(); }));
+  std::this_thread::sleep_for(50ms);
+  daemon->stop(SIGKILL);
+  reader.join();  // would hang forever if the parked read were not failed
+  EXPECT_LT(blocked_result.load(), 0);
+  EXPECT_EQ(device.version(), -ENOTCONN);
+  struct stat st;
+  EXPECT_EQ(stat((dir_ + "/binder").c_str(), &st), -1);
+  EXPECT_EQ(errno, ENOTCONN);
+
+  Daemon next(dir_);
+  ASSERT_TRUE(wait_until([&] { return stat((dir_ + "/binder").c_str(), &st) == 0; }));
+  EXPECT_EQ(BinderDevice(dir_ + "/binder").version(), 8);
+}
+
+// --link makes /dev-style symlinks, never replaces something that is not ours, and removes its
+// own links at exit.
+TEST_F(DaemonTest, LinksAreMadeAndRemoved) {
+  std::string links = testing::make_temp_dir("cused-links-");
+  std::ofstream(links + "/hwbinder") << "not ours";
+  {
+    Daemon daemon(dir_, {"--link", links});
+    ASSERT_TRUE(wait_until([&] { return fs::is_symlink(links + "/vndbinder"); }));
+    EXPECT_EQ(fs::read_symlink(links + "/binder"), fs::path(dir_) / "binder");
+    EXPECT_TRUE(fs::is_symlink(links + "/binder"));
+    EXPECT_FALSE(fs::is_symlink(links + "/hwbinder"));
+    EXPECT_EQ(BinderDevice(links + "/binder").version(), 8);
+    daemon.stop(SIGTERM);
+  }
+  EXPECT_FALSE(fs::exists(fs::symlink_status(links + "/binder")));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(links + "/vndbinder")));
+  EXPECT_TRUE(fs::is_regular_file(links + "/hwbinder"));
+  fs::remove_all(links);
+}
+
+}  // namespace
+}  // namespace cused

@@ -1,0 +1,69 @@
+#include "tests/integration/mounted_binderfs.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <stdexcept>
+#include <thread>
+
+namespace cused::testing {
+
+std::string make_temp_dir(const char* prefix) {
+  std::string pattern = std::string("/tmp/") + prefix + "XXXXXX";
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+MountedBinderfs::MountedBinderfs(binderfs::FilesystemOptions options,
+                                 binderfs::MountOptions mount_options)
+    : dir_(make_temp_dir("cused-test-")),
+      filesystem_(std::make_unique<binderfs::Filesystem>(std::move(options))) {
+  mount_options.mountpoint = dir_;
+  mount_ = std::make_unique<binderfs::Mount>(*filesystem_, mount_options);
+  mount_->serve_in_background();
+  watchdog_ = std::thread([this] { watch(std::chrono::seconds(60)); });
+}
+
+MountedBinderfs::~MountedBinderfs() {
+  {
+    std::lock_guard guard(watchdog_lock_);
+    finished_ = true;
+  }
+  watchdog_wake_.notify_one();
+  watchdog_.join();
+  mount_.reset();
+  rmdir(dir_.c_str());
+}
+
+void MountedBinderfs::watch(std::chrono::seconds limit) {
+  std::unique_lock guard(watchdog_lock_);
+  if (watchdog_wake_.wait_for(guard, limit, [this] { return finished_; })) return;
+  struct stat st;
+  // The root's attributes are cached, so this stat does not call into the hung daemon.
+  if (stat(dir_.c_str(), &st) == 0) {
+    mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, nullptr);
+    std::ofstream(fmt::format("/sys/fs/fuse/connections/{}/abort", minor(st.st_dev))) << "1";
+  }
+  std::fprintf(stderr, "watchdog: the test hung for %llds; FUSE connection aborted\n",
+               static_cast<long long>(limit.count()));
+  std::abort();
+}
+
+bool MountedBinderfs::wait_for_open_procs(std::size_t count, int timeout_ms) const {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (filesystem_->open_procs() != count) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace cused::testing

@@ -1,0 +1,50 @@
+// A cused binderfs mounted in-process on a temporary directory, served on background threads, so
+// that a test can be the client (its own threads, or forked children) and still reach the
+// daemon's side (a proc's memfd) directly.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cused/binderfs/filesystem.h"
+#include "cused/binderfs/mount.h"
+
+namespace cused::testing {
+
+class MountedBinderfs {
+ public:
+  explicit MountedBinderfs(binderfs::FilesystemOptions options = {},
+                           binderfs::MountOptions mount_options = {});
+  ~MountedBinderfs();
+
+  const std::string& dir() const { return dir_; }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  binderfs::Filesystem& filesystem() { return *filesystem_; }
+  // Waits (bounded) until the daemon holds `count` open procs; true if it got there.
+  bool wait_for_open_procs(std::size_t count, int timeout_ms = 5000) const;
+
+ private:
+  // A test process that is its own FUSE daemon cannot be killed while a thread waits on the
+  // mount (exit waits for the thread, the thread for the daemon, which is exiting). So a hung
+  // test is ended from inside: abort the FUSE connection, which fails every waiting request,
+  // then abort the process.
+  void watch(std::chrono::seconds limit);
+
+  std::string dir_;
+  std::unique_ptr<binderfs::Filesystem> filesystem_;
+  std::unique_ptr<binderfs::Mount> mount_;
+  std::mutex watchdog_lock_;
+  std::condition_variable watchdog_wake_;
+  bool finished_ = false;  // guarded by watchdog_lock_
+  std::thread watchdog_;
+};
+
+// Makes a fresh temporary directory and returns its path.
+std::string make_temp_dir(const char* prefix);
+
+}  // namespace cused::testing

@@ -1,0 +1,234 @@
+// bench-transport: what one ioctl costs through cused, against the floors it cannot beat, in
+// one run (DESIGN.md section 8):
+//   pipe      a one-byte ping-pong between two processes (the scheduler's wake-up floor);
+//   bare      a libfuse server that answers every ioctl at once (the FUSE floor);
+//   cused     BINDER_VERSION on a cused binder node (the daemon's own transport cost).
+// FUSE modes: classic /dev/fuse reads, and io_uring when the kernel allows it. Rounds are
+// interleaved (pipe, bare, cused, pipe, ...) so that machine noise hits all alike; the table
+// shows per-round medians and the cused/bare ratio.
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "client/binder_device.h"
+#include "cused/binderfs/filesystem.h"
+#include "cused/binderfs/fuse.h"
+#include "cused/binderfs/mount.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- the bare libfuse server: one file, every ioctl answered at once ------------------------
+constexpr fuse_ino_t kFileIno = 2;
+
+void bare_lookup(fuse_req_t req, fuse_ino_t, const char* name) {
+  if (std::strcmp(name, "file") != 0) return static_cast<void>(fuse_reply_err(req, ENOENT));
+  fuse_entry_param entry{};
+  entry.ino = kFileIno;
+  entry.attr.st_ino = kFileIno;
+  entry.attr.st_mode = S_IFREG | 0600;
+  entry.attr.st_nlink = 1;
+  fuse_reply_entry(req, &entry);
+}
+void bare_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  struct stat st{};
+  st.st_ino = ino;
+  st.st_mode = ino == kFileIno ? S_IFREG | 0600 : S_IFDIR | 0755;
+  st.st_nlink = 1;
+  fuse_reply_attr(req, &st, 3600);
+}
+void bare_open(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { fuse_reply_open(req, fi); }
+void bare_ioctl(fuse_req_t req, fuse_ino_t, unsigned, void*, fuse_file_info*, unsigned,
+                const void*, std::size_t, std::size_t out_size) {
+  static const char zeros[64] = {};
+  fuse_reply_ioctl(req, 0, zeros, std::min(out_size, sizeof zeros));
+}
+
+fuse_lowlevel_ops bare_operations() {
+  fuse_lowlevel_ops ops{};
+  ops.lookup = bare_lookup;
+  ops.getattr = bare_getattr;
+  ops.open = bare_open;
+  ops.ioctl = bare_ioctl;
+  return ops;
+}
+
+// A bare server mounted on its own directory, served on a background thread.
+class BareServer {
+ public:
+  BareServer(const std::string& dir, bool io_uring) : dir_(dir) {
+    std::vector<std::string> words{"bare", "-o", "default_permissions"};
+    if (io_uring) words.insert(words.end(), {"-o", "io_uring,io_uring_q_depth=512"});
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+    static const fuse_lowlevel_ops ops = bare_operations();
+    session_ = fuse_session_new(&args, &ops, sizeof ops, nullptr);
+    fuse_opt_free_args(&args);
+    if (!session_ || fuse_session_mount(session_, dir.c_str()) != 0)
+      throw std::runtime_error("bare FUSE server: cannot mount");
+    thread_ = std::thread([this] {
+      fuse_loop_config* config = fuse_loop_cfg_create();
+      fuse_session_loop_mt(session_, config);
+      fuse_loop_cfg_destroy(config);
+    });
+  }
+  ~BareServer() {
+    fuse_session_exit(session_);
+    fuse_session_unmount(session_);
+    thread_.join();
+    fuse_session_destroy(session_);
+  }
+
+ private:
+  std::string dir_;
+  fuse_session* session_ = nullptr;
+  std::thread thread_;
+};
+
+// ---- measurements: each runs `iterations` round trips in a child process --------------------
+
+// Runs `loop` in a forked child (a separate process, as a real client is) and returns the mean
+// microseconds per round trip it reports.
+double in_child(const std::function<double()>& loop) {
+  int report[2];
+  if (pipe(report) != 0) throw std::runtime_error("pipe");
+  pid_t child = fork();
+  if (child == 0) {
+    double us = loop();
+    [[maybe_unused]] auto n = write(report[1], &us, sizeof us);
+    _exit(0);
+  }
+  close(report[1]);
+  double us = -1;
+  if (read(report[0], &us, sizeof us) != sizeof us) us = -1;
+  close(report[0]);
+  waitpid(child, nullptr, 0);
+  return us;
+}
+
+double ioctl_round_trips(const std::string& path, unsigned long request, int iterations) {
+  return in_child([&] {
+    cused::client::BinderDevice device(path);
+    binder_version version{};
+    for (int i = 0; i < iterations / 10; ++i) device.ioctl(request, &version);  // warm up
+    auto start = Clock::now();
+    for (int i = 0; i < iterations; ++i) device.ioctl(request, &version);
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
+  });
+}
+
+double pipe_round_trips(int iterations) {
+  return in_child([&] {
+    int ping[2], pong[2];
+    if (pipe(ping) != 0 || pipe(pong) != 0) return -1.0;
+    pid_t echo = fork();
+    if (echo == 0) {
+      close(ping[1]);  // so that the parent's close ends this loop
+      char byte;
+      while (read(ping[0], &byte, 1) == 1)
+        if (write(pong[1], &byte, 1) != 1) break;
+      _exit(0);
+    }
+    char byte = 0;
+    auto start = Clock::now();
+    for (int i = 0; i < iterations; ++i) {
+      if (write(ping[1], &byte, 1) != 1 || read(pong[0], &byte, 1) != 1) return -1.0;
+    }
+    double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
+    close(ping[1]);
+    waitpid(echo, nullptr, 0);
+    return us;
+  });
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+bool uring_available() {
+  std::ifstream parameter("/sys/module/fuse/parameters/enable_uring");
+  char value = 'N';
+  parameter >> value;
+  return value == 'Y';
+}
+
+std::string make_dir(const std::string& prefix) {
+  std::string pattern = "/tmp/" + prefix + "XXXXXX";
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+  return pattern;
+}
+
+struct ModeResult {
+  std::string mode;
+  double pipe_us, bare_us, cused_us;
+};
+
+ModeResult measure_mode(bool io_uring, int rounds, int iterations) {
+  std::string bare_dir = make_dir("bench-bare-"), cused_dir = make_dir("bench-cused-");
+  std::vector<double> pipe_us, bare_us, cused_us;
+  {
+    BareServer bare(bare_dir, io_uring);
+    cused::binderfs::Filesystem filesystem({});
+    cused::binderfs::MountOptions options;
+    options.mountpoint = cused_dir;
+    options.io_uring = io_uring;
+    cused::binderfs::Mount mount(filesystem, options);
+    mount.serve_in_background();
+    for (int round = 0; round < rounds; ++round) {
+      pipe_us.push_back(pipe_round_trips(iterations));
+      bare_us.push_back(ioctl_round_trips(bare_dir + "/file", BINDER_VERSION, iterations));
+      cused_us.push_back(ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations));
+    }
+  }
+  rmdir(bare_dir.c_str());
+  rmdir(cused_dir.c_str());
+  return {io_uring ? "io_uring" : "classic", median(pipe_us), median(bare_us), median(cused_us)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench-transport: cused's empty-ioctl round trip against bare libfuse and a pipe"};
+  int rounds = 9, iterations = 20000;
+  bool skip_uring = false;
+  app.add_option("-r,--rounds", rounds, "Interleaved rounds (median is reported)");
+  app.add_option("-i,--iterations", iterations, "Round trips per round");
+  app.add_flag("--no-io-uring", skip_uring, "Measure the classic /dev/fuse mode only");
+  CLI11_PARSE(app, argc, argv);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::vector<ModeResult> results{measure_mode(false, rounds, iterations)};
+  if (!skip_uring) {
+    if (uring_available())
+      results.push_back(measure_mode(true, rounds, iterations));
+    else
+      fmt::print("io_uring: skipped (/sys/module/fuse/parameters/enable_uring is not Y)\n");
+  }
+  fmt::print("\n| mode | pipe ping-pong µs | bare libfuse ioctl µs | cused ioctl µs | cused/bare |\n");
+  fmt::print("|---|---:|---:|---:|---:|\n");
+  for (const auto& r : results)
+    fmt::print("| {} | {:.1f} | {:.1f} | {:.1f} | {:.2f} |\n", r.mode, r.pipe_us, r.bare_us,
+               r.cused_us, r.cused_us / r.bare_us);
+  fmt::print("\nmedians of {} interleaved rounds x {} round trips; target cused/bare <= 1.30\n",
+             rounds, iterations);
+  return 0;
+}
