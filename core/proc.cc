@@ -8,18 +8,19 @@
 
 namespace cused::core {
 
-Proc::Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
-           std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping)
+Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
+           const OpenerIdentity& opener, std::unique_ptr<BufferFile> buffers,
+           std::unique_ptr<MappingFinder> mapping)
     : device_(std::move(device)),
       driver_(device_->driver()),
       context_(device_->context()),
       pid_(opener.pid),
       euid_(opener.euid),
-      defer_complete_(device_->options().defer_complete),
-      labels_(device_->options().labels),
+      defer_complete_(options.defer_complete),
+      labels_(options.labels),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
-      alloc_(*buffers_, device_->options().alloc, driver_.page_lru(),
+      alloc_(*buffers_, options.alloc, driver_.page_lru(),
              alloc::AllocatorOptions{opener.pid, {}}) {}
 
 // Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is

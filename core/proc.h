@@ -108,7 +108,8 @@ class NodeTmpRef {
 
 class Proc : public std::enable_shared_from_this<Proc> {
  public:
-  Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
+  // `options`: the device's variant when the proc was opened.
+  Proc(std::shared_ptr<Device> device, const DeviceOptions& options, const OpenerIdentity& opener,
        std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping);
   ~Proc();
   Proc(const Proc&) = delete;

@@ -180,6 +180,26 @@ TEST_F(NoDeferTest, DeferCompleteIgnoredWhenDisabled_TF_DEFER_COMPLETE) {
   EXPECT_EQ(call.tr().flags, uapi::TF_DEFER_COMPLETE);  // S4.8: flags delivered unchanged
 }
 
+// DESIGN.md section 5: a changed device variant applies to procs opened afterwards only.
+TEST_F(FlowTest, OptionChangeAppliesToLaterProcs_TF_DEFER_COMPLETE) {
+  env.device->set_options(DeviceOptions{{}, /*defer_complete=*/false, nullptr});
+  EXPECT_FALSE(env.device->options().defer_complete);
+  auto serve_once = [&](Client& server, pid_t tid) {
+    Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+    binder_transaction_data tr = read_now(server, tid).tr();
+    Call served = server.write_read(
+        tid, Commands().free_buffer(tr.data.ptr.buffer).reply(uapi::TF_DEFER_COMPLETE));
+    write_ok(client, kClientMain, Commands().free_buffer(call.tr().data.ptr.buffer));
+    return served.done();
+  };
+  EXPECT_FALSE(serve_once(sm, kSmLooper)) << "the manager opened before keeps deferring";
+  sm.release();
+  Client later{env, 400};
+  ASSERT_EQ(later.ioctl(401, BINDER_SET_CONTEXT_MGR), 0);
+  warm(later, 401);
+  EXPECT_TRUE(serve_once(later, 401)) << "a proc opened after the change does not";
+}
+
 // S3.6 "reply-side failure" / S4.6 / S1.7: a reply to a caller that never mapped its space: the
 // replier hears its completion, the caller BR_DEAD_REPLY with the replier's error recorded.
 TEST_F(FlowTest, ReplyToUnmappedCallerIsDeadReply_S4_6) {
