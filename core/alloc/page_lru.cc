@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "core/alloc/allocator.h"
+#include "core/sync/futex.h"
 
 namespace cused::core::alloc {
 
@@ -26,6 +27,19 @@ ReclaimResult PageLru::reclaimed_total() const {
 void PageLru::set_reclaim_hook(ReclaimHook hook) {
   sync::LockGuard guard(lock_);
   hook_ = std::move(hook);
+}
+
+void PageLru::reclaim_done() {
+  reclaim_epoch_.fetch_add(1, std::memory_order_acq_rel);
+  if (teardown_waiters_.load(std::memory_order_acquire) > 0)
+    sync::futex_wake(reclaim_epoch_, std::numeric_limits<int>::max());
+}
+
+void PageLru::wait_for_reclaim_done(std::uint32_t seen_epoch) {
+  teardown_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  // Returns at once if a reclaim finished since `seen_epoch` was read.
+  sync::futex_wait(reclaim_epoch_, seen_epoch);
+  teardown_waiters_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void PageLru::isolate(Page& page) {
