@@ -75,7 +75,7 @@ class PageLru {
   // The word lives here because the allocator may be gone by the time of the wake.
   void reclaim_done();
   void wait_for_reclaim_done(std::uint32_t seen_epoch);
-  std::uint32_t reclaim_epoch() const { return reclaim_epoch_.load(std::memory_order_acquire); }
+  std::uint32_t reclaim_epoch() const { return reclaim_epoch_.load(); }
   std::atomic<std::uint32_t> reclaim_epoch_{0};
   std::atomic<std::uint32_t> teardown_waiters_{0};
 
