@@ -6,10 +6,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 
+#include "core/alloc/shrinker.h"
+#include "core/driver.h"
+#include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
 #include "cused/device_links.h"
@@ -41,8 +45,13 @@ int main(int argc, char** argv) {
   app.add_option("--io-uring-depth", mount_options.io_uring_depth, "io_uring entries per queue");
   app.add_option("--threads", mount_options.max_threads, "Maximum FUSE worker threads");
   app.add_flag("-d,--debug", mount_options.debug, "Log every FUSE request");
+  bool shrinker_stress = false;
+  app.add_flag("--shrinker-stress", shrinker_stress,
+               "Reclaim unused buffer pages continuously (race testing)");
   CLI11_PARSE(app, argc, argv);
 
+  // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
+  mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
   if (!devices.empty()) fs_options.devices = devices;
   try {
@@ -55,13 +64,21 @@ int main(int argc, char** argv) {
   fs_options.device_attributes.gid = gid;
   mount_options.mountpoint = mountpoint;
 
+  std::optional<cused::Background> background;
+  if (!foreground) background.emplace();  // before any thread exists
   try {
+    // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
+    // binder shrinker; created before the mount so that no proc exists without it.
+    cused::core::alloc::ShrinkerOptions shrinker_options;
+    shrinker_options.stress = shrinker_stress;
+    cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
+                                          std::move(shrinker_options));
     cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::Mount mount(filesystem, mount_options);
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
     std::optional<cused::DeviceLinks> links;
     if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);
-    fuse_daemonize(foreground ? 1 : 0);
+    if (background) background->ready();
     int result = mount.serve();
     fuse_remove_signal_handlers(mount.session());
     // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
@@ -69,6 +86,7 @@ int main(int argc, char** argv) {
     return clean ? 0 : 1;
   } catch (const std::exception& error) {
     fmt::print(stderr, "{}\n", error.what());
+    if (background) background->failed();
     return 1;
   }
 }

@@ -1,52 +1,27 @@
-// A sleeping futex mutex (Drepper's three-state mutex: 0 free, 1 locked, 2 locked with waiters).
-// Unlock releases the word and wakes one waiter, and anyone may take the lock meanwhile: the
-// "barging" behaviour of the kernel's mutex without optimistic spinning. core/sync adds the
-// handoff and steal policies beside it; this one is the baseline every lock experiment compares to.
+// sync::Mutex: the "barging" lock policy (lock_policy=barging), a sleeping futex mutex with no
+// spinning and no queue. Unlock releases the lock and wakes one sleeper, and anyone may take the
+// lock meanwhile: the kernel's mutex without optimistic spinning and without MUTEX_FLAG_HANDOFF.
+// It is the baseline every lock experiment compares to (docs/locking.md).
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-
+#include "core/sync/barging_word.h"
+#include "core/sync/lock_api.h"
+#include "core/sync/lock_guard.h"  // LockGuard comes with sync::Mutex
 #include "core/sync/thread_annotations.h"
 
 namespace cused::sync {
 
-class CUSED_CAPABILITY("mutex") Mutex {
+class CUSED_CAPABILITY("mutex") Mutex : public LockApi<Mutex> {
  public:
   Mutex() = default;
-  Mutex(const Mutex&) = delete;
-  Mutex& operator=(const Mutex&) = delete;
-
-  void lock() CUSED_ACQUIRE() {
-    std::uint32_t expected = 0;
-    if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return;
-    lock_slow();
-  }
-  bool try_lock() CUSED_TRY_ACQUIRE(true) {
-    std::uint32_t expected = 0;
-    return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire);
-  }
-  void unlock() CUSED_RELEASE() {
-    if (state_.exchange(0, std::memory_order_release) == 2) wake_one();
-  }
 
  private:
-  void lock_slow();
-  void wake_one();
-  std::atomic<std::uint32_t> state_{0};
-};
+  friend class LockApi<Mutex>;
+  void acquire() { word_.acquire(/*spin_rounds=*/0); }
+  bool try_acquire() { return word_.try_acquire(); }
+  void release() { word_.release(); }
 
-// RAII holder for any of core/sync's capabilities, visible to -Wthread-safety.
-template <typename Lock>
-class CUSED_SCOPED_CAPABILITY LockGuard {
- public:
-  explicit LockGuard(Lock& lock) CUSED_ACQUIRE(lock) : lock_(lock) { lock_.lock(); }
-  ~LockGuard() CUSED_RELEASE() { lock_.unlock(); }
-  LockGuard(const LockGuard&) = delete;
-  LockGuard& operator=(const LockGuard&) = delete;
-
- private:
-  Lock& lock_;
+  detail::BargingWord word_;
 };
 
 }  // namespace cused::sync

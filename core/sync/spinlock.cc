@@ -1,19 +1,14 @@
 #include "core/sync/spinlock.h"
 
-#include <sched.h>
+#include "core/sync/cpu_relax.h"
 
 namespace cused::sync {
 
-void SpinLock::relax(unsigned round) {
-  // 2 cores, preemptible holders: after ~a microsecond of pausing, give the CPU away.
-  constexpr unsigned kPauseRounds = 64;
-  if (round < kPauseRounds) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  } else {
-    sched_yield();
-  }
+void SpinLock::acquire_contended() {
+  Backoff backoff;
+  do {
+    while (locked_.load(std::memory_order_relaxed)) backoff.pause();
+  } while (locked_.exchange(true, std::memory_order_acquire));
 }
 
 }  // namespace cused::sync

@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "core/buffer_file.h"
-#include "core/protocol_features.h"
 #include "core/proc.h"
+#include "core/protocol_features.h"
 #include "cused/binderfs/fuse_completion.h"
 #include "cused/binderfs/maps_finder.h"
 #include "cused/binderfs/open_file.h"
@@ -56,7 +56,17 @@ Filesystem::Filesystem(FilesystemOptions options)
   }
 }
 
-Filesystem::~Filesystem() = default;
+Filesystem::~Filesystem() { release_all(); }
+
+void Filesystem::release_all() {
+  std::map<const OpenFile*, std::unique_ptr<OpenFile>> files;
+  {
+    sync::LockGuard guard(lock_);
+    files.swap(open_files_);
+  }
+  for (auto& [key, file] : files)
+    if (file->proc()) file->proc()->release();
+}
 
 int Filesystem::add_device(const std::string& name) {
   if (!valid_name(name) || name == kControlName || name == kFeaturesName) {

@@ -50,6 +50,11 @@ class Filesystem {
 
   static const fuse_lowlevel_ops& operations();
 
+  // Releases every file still open (S1.9), as the kernel's releases would. Mount calls it when
+  // the session has stopped but still exists: a release may notify poll handles, which belong to
+  // the session.
+  void release_all();
+
   // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC).
   int add_device(const std::string& name);
   std::vector<std::string> device_names() const;

@@ -54,7 +54,8 @@ bool clean_stale_mount(const std::string& path) {
   return umount2(path.c_str(), MNT_DETACH) == 0;
 }
 
-Mount::Mount(Filesystem& filesystem, MountOptions options) : options_(std::move(options)) {
+Mount::Mount(Filesystem& filesystem, MountOptions options)
+    : filesystem_(filesystem), options_(std::move(options)) {
   if (clean_stale_mount(options_.mountpoint))
     fuse_log(FUSE_LOG_WARNING, "cused: removed a stale mount at %s (its daemon had died)\n",
              options_.mountpoint.c_str());
@@ -93,6 +94,9 @@ Mount::Mount(Filesystem& filesystem, MountOptions options) : options_(std::move(
 Mount::~Mount() {
   stop();
   if (background_.joinable()) background_.join();
+  // Files the kernel has not released yet hold poll handles of this session: release them
+  // while the session exists.
+  filesystem_.release_all();
   if (mounted_) fuse_session_unmount(session_);
   fuse_session_destroy(session_);
 }

@@ -37,6 +37,7 @@ class Mount {
   const std::string& mountpoint() const { return options_.mountpoint; }
 
  private:
+  Filesystem& filesystem_;
   MountOptions options_;
   fuse_session* session_ = nullptr;
   bool mounted_ = false;

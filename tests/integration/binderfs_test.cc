@@ -306,5 +306,63 @@ TEST_F(BinderfsTest, S10_3_BinderControlAddsDevices) {
   EXPECT_EQ(control.ioctl(BINDER_VERSION, &version), -EINVAL);  // any other ioctl
 }
 
+// Sends an empty sync transaction to handle 0 and returns the BR_ codes of the first read
+// (BR_NOOP first).
+std::vector<std::uint32_t> call_context_manager(const BinderDevice& client) {
+  struct __attribute__((packed)) {
+    std::uint32_t cmd = BC_TRANSACTION;
+    binder_transaction_data tr{};
+  } write;
+  write.tr.target.handle = 0;
+  std::uint32_t words[64] = {};  // more than the 76 bytes a read needs to return an item (S3.2)
+  binder_write_read bwr{};
+  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(&write);
+  bwr.write_size = sizeof write;
+  bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+  bwr.read_size = sizeof words;
+  if (client.write_read(bwr) != 0) return {};
+  return std::vector<std::uint32_t>(words, words + bwr.read_consumed / 4);
+}
+
+// S1.4 / docs/binderfs.md: the kernel refuses a writable mapping; cused cannot, so a proc whose
+// mapping is writable counts as unmapped (S1.6): transactions to it fail with BR_DEAD_REPLY,
+// while the same call to a read-only mapping is delivered.
+TEST_F(BinderfsTest, S1_4_WritableMappingCountsAsUnmapped) {
+  for (bool writable : {false, true}) {
+    // The manager is another process: a call to handle 0 from the manager's own process is
+    // refused (S4.1).
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    std::string device = mount_.path(writable ? "hwbinder" : "binder");
+    pid_t manager = fork();
+    if (manager == 0) {
+      BinderDevice node(device);
+      std::int32_t unused = 0;
+      bool ok = node.ioctl(BINDER_SET_CONTEXT_MGR, &unused) == 0 &&
+                mmap(nullptr, 128 * 1024, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+                     writable ? MAP_SHARED : MAP_PRIVATE, node.fd(), 0) != MAP_FAILED;
+      char byte = ok ? 1 : 0;
+      [[maybe_unused]] auto written = write(ready[1], &byte, 1);
+      pause();
+      _exit(0);
+    }
+    close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    ASSERT_EQ(byte, 1);
+    BinderDevice client(device);
+    ASSERT_EQ(client.map(), 0);
+    auto codes = call_context_manager(client);
+    kill(manager, SIGKILL);
+    waitpid(manager, nullptr, 0);
+    ASSERT_GE(codes.size(), 2u);
+    EXPECT_EQ(codes[0], static_cast<std::uint32_t>(BR_NOOP));
+    if (writable)
+      EXPECT_EQ(codes[1], static_cast<std::uint32_t>(BR_DEAD_REPLY));
+    else
+      EXPECT_EQ(codes[1], static_cast<std::uint32_t>(BR_TRANSACTION_COMPLETE));
+  }
+}
 }  // namespace
 }  // namespace cused

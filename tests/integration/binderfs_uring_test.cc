@@ -3,6 +3,7 @@
 // not starve the ring and that completing them from another thread is safe. Signals are not
 // tested here because this mode cannot honour them: libfuse 3.18 delivers no FUSE_INTERRUPT for
 // io_uring requests (docs/binderfs.md), which is why --io-uring is off by default.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "client/binder_device.h"
 #include "tests/integration/mounted_binderfs.h"
@@ -41,8 +40,8 @@ class BinderfsUringTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!enable_fuse_uring()) GTEST_SKIP() << "this kernel's fuse has no enable_uring";
-    mount_ = std::make_unique<testing::MountedBinderfs>(binderfs::FilesystemOptions{},
-                                                        uring_mount());
+    mount_ =
+        std::make_unique<testing::MountedBinderfs>(binderfs::FilesystemOptions{}, uring_mount());
   }
   std::unique_ptr<testing::MountedBinderfs> mount_;
 };

@@ -1,4 +1,6 @@
 // The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
+#include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -16,8 +18,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "client/binder_device.h"
 #include "tests/integration/mounted_binderfs.h"
@@ -97,6 +97,26 @@ TEST_F(DaemonTest, SigtermUnmountsCleanly) {
   EXPECT_FALSE(is_mounted(dir_));
 }
 
+// SIGTERM while clients still hold open nodes with poll waiters: the daemon releases their procs
+// before its FUSE session goes (a release notifies poll handles of that session) and exits 0.
+TEST_F(DaemonTest, SigtermWithOpenPolledNodesExitsCleanly) {
+  Daemon daemon(dir_);
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir_ + "/binder"); }));
+  std::vector<BinderDevice> devices;
+  for (int i = 0; i < 8; ++i) {
+    devices.emplace_back(dir_ + "/binder");
+    std::uint32_t words[16];
+    binder_write_read bwr{};
+    bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+    bwr.read_size = sizeof words;
+    ASSERT_EQ(devices.back().write_read(bwr), 0);  // clears need_return: poll will wait
+    pollfd fds{devices.back().fd(), POLLIN, 0};
+    EXPECT_EQ(::poll(&fds, 1, 20), 0);  // leaves a poll handle in the daemon
+  }
+  int status = daemon.stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 // A killed daemon: a client blocked in a read and later ioctls get errors, not hangs; the next
 // daemon on the same directory cleans the stale mount and serves again.
 TEST_F(DaemonTest, KilledDaemonGivesErrorsAndStaleMountIsCleaned) {
@@ -128,6 +148,27 @@ TEST_F(DaemonTest, KilledDaemonGivesErrorsAndStaleMountIsCleaned) {
   Daemon next(dir_);
   ASSERT_TRUE(wait_until([&] { return stat((dir_ + "/binder").c_str(), &st) == 0; }));
   EXPECT_EQ(BinderDevice(dir_ + "/binder").version(), 8);
+}
+
+// Without --foreground the command returns once the mount serves (exit 0), and the daemon, with
+// its threads (forked before any existed), keeps serving; a bad mount point is exit 1.
+TEST_F(DaemonTest, BackgroundDaemonServesAfterCommandReturns) {
+  const char* binary = std::getenv("CUSED_BINARY");
+  std::string command = std::string(binary) + " --mount " + dir_;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_TRUE(is_mounted(dir_));
+  {
+    BinderDevice device(dir_ + "/binder");
+    std::uint32_t words[16];
+    binder_write_read bwr{};
+    bwr.read_buffer = reinterpret_cast<binder_uintptr_t>(words);
+    bwr.read_size = sizeof words;
+    EXPECT_EQ(device.write_read(bwr), 0);  // a new thread's first read: BR_NOOP at once
+    EXPECT_EQ(device.version(), 8);
+  }
+  EXPECT_EQ(umount2(dir_.c_str(), 0), 0);  // the daemon ends with its mount
+  std::string bad = std::string(binary) + " --mount " + dir_ + "/does-not-exist 2>/dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 1);
 }
 
 // --link makes /dev-style symlinks, never replaces something that is not ours, and removes its

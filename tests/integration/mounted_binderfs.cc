@@ -1,5 +1,6 @@
 #include "tests/integration/mounted_binderfs.h"
 
+#include <fmt/format.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -9,8 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-
-#include <fmt/format.h>
 #include <stdexcept>
 #include <thread>
 

@@ -1,0 +1,57 @@
+// The client side of Android 10's service-manager protocol (handle 0, interface
+// android.os.IServiceManager), as libbinder's BpServiceManager speaks it. docs/servicemanager.md
+// has the wire format; tools/servicemanager is the server.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/ipc_thread.h"
+
+namespace cused::client {
+
+inline constexpr std::u16string_view kServiceManagerInterface = u"android.os.IServiceManager";
+
+// Transaction codes (IBinder::FIRST_CALL_TRANSACTION + n, and IBinder's PING).
+enum ServiceManagerCode : std::uint32_t {
+  kGetService = 1,
+  kCheckService = 2,
+  kAddService = 3,
+  kListServices = 4,
+  kPingTransaction = ('_' << 24) | ('P' << 16) | ('N' << 8) | 'G',
+};
+
+// IServiceManager's dumpsys priority flags (Android 9+): ADD_SERVICE carries one, LIST_SERVICES
+// a mask.
+inline constexpr std::int32_t kDumpPriorityCritical = 1;
+inline constexpr std::int32_t kDumpPriorityHigh = 2;
+inline constexpr std::int32_t kDumpPriorityNormal = 4;
+inline constexpr std::int32_t kDumpPriorityDefault = 8;
+inline constexpr std::int32_t kDumpPriorityAll = 15;
+
+class ServiceManagerProxy {
+ public:
+  explicit ServiceManagerProxy(IpcThread& thread) : thread_(thread) {}
+
+  std::int32_t ping();
+  // Registers a local object (BinderProcess::add_local_object). kOk or the error status.
+  std::int32_t add_service(std::string_view name, binder_uintptr_t object,
+                           bool allow_isolated = false,
+                           std::int32_t dump_priority = kDumpPriorityDefault);
+  // The service's handle, with one strong reference (BC_ACQUIRE) that the caller owns; nullopt
+  // when the name is unknown (or names an object of this very process).
+  std::optional<std::uint32_t> get_service(std::string_view name);
+  std::optional<std::uint32_t> check_service(std::string_view name);
+  // Every name, asking index 0, 1, ... until the service manager answers with an error.
+  std::vector<std::string> list_services(std::int32_t dump_priority = kDumpPriorityAll);
+
+ private:
+  std::optional<std::uint32_t> lookup(std::uint32_t code, std::string_view name);
+
+  IpcThread& thread_;
+};
+
+}  // namespace cused::client

@@ -1,0 +1,114 @@
+// tools/binder-throughput against cused (with tools/servicemanager): it runs to the end, prints
+// binderThroughputTest's lines, and the TF_DEFER_COMPLETE mode spends fewer ioctls per served
+// call (DESIGN.md section 8: one ioctl per call on the server instead of two).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "tests/integration/mounted_binderfs.h"
+#include "tests/integration/tool_process.h"
+
+namespace cused {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct ThroughputReport {
+  double iterations_per_sec = -1;
+  double average_ms = -1, worst_ms = -1, best_ms = -1;
+  double p50 = -1, p90 = -1, p95 = -1, p99 = -1;
+  double ioctls_per_transaction = -1;
+};
+
+double capture(const std::string& text, const std::string& pattern) {
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex(pattern))) return -1;
+  return std::stod(match[1]);
+}
+
+constexpr const char* kNumber = R"(([0-9.eE+-]+))";
+
+ThroughputReport parse(const std::string& output) {
+  ThroughputReport report;
+  std::string n = kNumber;
+  report.iterations_per_sec = capture(output, "iterations per sec: " + n);
+  report.average_ms = capture(output, "average:" + n + "ms");
+  report.worst_ms = capture(output, "worst:" + n + "ms");
+  report.best_ms = capture(output, "best:" + n + "ms");
+  report.p50 = capture(output, "50%: " + n);
+  report.p90 = capture(output, "90%: " + n);
+  report.p95 = capture(output, "95%: " + n);
+  report.p99 = capture(output, "99%: " + n);
+  report.ioctls_per_transaction = capture(output, "ioctls per transaction: " + n);
+  return report;
+}
+
+class BinderThroughputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    servicemanager_ = std::make_unique<testing::ToolProcess>(std::vector<std::string>{
+        testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", mount_.path("binder")});
+  }
+
+  ThroughputReport run(std::vector<std::string> extra) {
+    std::vector<std::string> argv{testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
+                                  "--device",
+                                  mount_.path("binder"),
+                                  "-w",
+                                  "2",
+                                  "-i",
+                                  "200"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    testing::ToolProcess tool(argv);
+    auto result = tool.finish(30s);
+    EXPECT_FALSE(result.timed_out) << result.output;
+    EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+    for (const char* line : {"waiting for workers to complete", "Created BinderWorker0",
+                             "Created BinderWorker1", "collecting results", "killing workers"})
+      EXPECT_NE(result.output.find(line), std::string::npos) << line << "\n" << result.output;
+    return parse(result.output);
+  }
+
+  static void expect_complete(const ThroughputReport& report) {
+    EXPECT_GT(report.iterations_per_sec, 0);
+    EXPECT_GT(report.best_ms, 0);
+    EXPECT_LE(report.best_ms, report.average_ms);
+    EXPECT_LE(report.average_ms, report.worst_ms);
+    EXPECT_GT(report.p50, 0);
+    EXPECT_LE(report.p50, report.p90);
+    EXPECT_LE(report.p90, report.p95);
+    EXPECT_LE(report.p95, report.p99);
+  }
+
+  testing::MountedBinderfs mount_;
+  std::unique_ptr<testing::ToolProcess> servicemanager_;
+};
+
+// Legacy flow (S3.5): the caller's ioctl, the server's reply ioctl (returns with
+// BR_TRANSACTION_COMPLETE) and its ioctl back to waiting: three per call.
+TEST_F(BinderThroughputTest, S3_5_LegacyRunReportsEveryFieldAndThreeIoctlsPerCall) {
+  auto report = run({});
+  expect_complete(report);
+  EXPECT_GE(report.ioctls_per_transaction, 2.9);
+  EXPECT_LE(report.ioctls_per_transaction, 3.2);
+}
+
+// TF_DEFER_COMPLETE folds the server's reply into its next wait: two ioctls per call, fewer
+// than the legacy flow in the same mount.
+TEST_F(BinderThroughputTest, DeferCompleteSavesTheServersExtraIoctl) {
+  auto legacy = run({});
+  auto deferred = run({"--defer-complete"});
+  expect_complete(deferred);
+  EXPECT_LT(deferred.ioctls_per_transaction, legacy.ioctls_per_transaction);
+  EXPECT_GE(deferred.ioctls_per_transaction, 1.9);
+  EXPECT_LE(deferred.ioctls_per_transaction, 2.2);
+}
+
+TEST_F(BinderThroughputTest, PayloadPairsAndTrainingRoundRun) {
+  auto report = run({"-s", "4096", "-p", "-t"});
+  expect_complete(report);
+}
+
+}  // namespace
+}  // namespace cused

@@ -1,0 +1,48 @@
+// Thread helpers for the sync tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace cused::sync::testing {
+
+// Runs body(0) .. body(threads - 1) on their own threads and joins them.
+inline void run_threads(int threads, const std::function<void(int)>& body) {
+  std::vector<std::jthread> running;
+  running.reserve(threads);
+  for (int i = 0; i < threads; ++i) running.emplace_back(body, i);
+}
+
+// Whether try_lock succeeds; what it takes is released at once.
+template <typename Lock>
+bool try_lock_and_release(Lock& lock) {
+  if (!lock.try_lock()) return false;
+  lock.unlock();
+  return true;
+}
+
+// How long a test waits for another thread to reach a state before it declares it stuck: far
+// beyond any scheduling delay, short of meson's test timeout.
+inline constexpr std::chrono::seconds kStuckAfter{20};
+
+// Polls `condition` until it holds. A thread that never gets there is stuck in lock() (a lost
+// wake-up) and cannot be joined, so the test binary reports it and exits.
+inline void wait_until(const std::function<bool()>& condition, const char* what) {
+  const auto deadline = std::chrono::steady_clock::now() + kStuckAfter;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "stuck for " << kStuckAfter.count() << " s waiting for: " << what;
+      std::fflush(nullptr);
+      std::_Exit(EXIT_FAILURE);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+}  // namespace cused::sync::testing

@@ -1,0 +1,253 @@
+// binder-throughput: AOSP's binderThroughputTest rebuilt on libcused-client, with its flags and
+// output (-w workers, -i iterations, -s payload bytes, -p client/server pairs, -t training round,
+// -m max latency in us; "iterations per sec: N", "average:..ms worst:..ms best:..ms", the
+// percentile line). Workers are forked processes; each serves a no-op object registered with the
+// service manager as binderWorker<N> and calls the others. Extras: --device, --defer-complete
+// (servers reply with TF_DEFER_COMPLETE) and "ioctls per transaction: N" (every worker's
+// BINDER_WRITE_READ calls, serving included, over the transactions made).
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "client/binder_process.h"
+#include "client/ipc_thread.h"
+#include "client/service_manager.h"
+#include "tools/binder_throughput_results.h"
+
+namespace {
+
+using cused::tools::ThroughputResults;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t kNopCode = 1;  // IBinder::FIRST_CALL_TRANSACTION
+
+struct Settings {
+  int workers = 2;
+  int iterations = 10000;
+  int payload = 0;
+  bool pairs = false;
+  bool training = false;
+  std::uint64_t max_latency_us = 50000;
+  std::string device = "/dev/binder";
+  bool defer_complete = false;
+};
+
+[[noreturn]] void fail(const std::string& why) {
+  std::fprintf(stderr, "binder-throughput: %s\n", why.c_str());
+  std::fflush(stdout);
+  _exit(EXIT_FAILURE);
+}
+
+// One end of a worker's two pipes: master and worker step each other through the phases.
+class Channel {
+ public:
+  Channel(int read_fd, int write_fd) : read_fd_(read_fd), write_fd_(write_fd) {}
+  void close_both() {
+    close(read_fd_);
+    close(write_fd_);
+  }
+  void signal() const { send(true); }
+  void wait() const {
+    bool value;
+    receive(value);
+  }
+  template <typename T>
+  void send(const T& value) const {
+    if (write(write_fd_, &value, sizeof value) != static_cast<ssize_t>(sizeof value))
+      fail("pipe write failed (peer gone)");
+  }
+  // A short read means the other side died: nothing later can be trusted.
+  template <typename T>
+  void receive(T& value) const {
+    auto* bytes = reinterpret_cast<char*>(&value);
+    std::size_t done = 0;
+    while (done < sizeof value) {
+      ssize_t got = read(read_fd_, bytes + done, sizeof value - done);
+      if (got <= 0) fail("pipe read failed (peer gone)");
+      done += static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  int read_fd_;
+  int write_fd_;
+};
+
+std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
+
+[[noreturn]] void run_worker(int num, const Settings& settings, const Channel& channel) {
+  cused::client::ProcessOptions options;
+  options.device = settings.device;
+  options.defer_complete = settings.defer_complete;
+  // Deliberately leaked: the pool threads use it until _exit.
+  auto* process = new cused::client::BinderProcess(options);
+  process->start_thread_pool();
+  cused::client::IpcThread thread(*process);
+  cused::client::ServiceManagerProxy service_manager(thread);
+  auto object = process->add_local_object(
+      [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
+        return txn.code == kNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
+      });
+  // As libbinder's defaultServiceManager(): wait for a context manager to appear.
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (service_manager.ping() != cused::client::kOk) {
+    if (Clock::now() > deadline) fail("no service manager answers on " + settings.device);
+    usleep(10000);
+  }
+  if (std::int32_t status = service_manager.add_service(worker_name(num), object); status != 0)
+    fail(fmt::format("worker {}: addService failed with status {}", num, status));
+  channel.signal();
+  channel.wait();
+
+  int server_count = settings.pairs ? settings.workers / 2 : settings.workers;
+  std::printf("Created BinderWorker%d\n", num);
+  std::fflush(stdout);
+  std::vector<std::uint32_t> targets;
+  for (int i = 0; i < server_count; ++i) {
+    if (i == num) continue;
+    auto handle = service_manager.get_service(worker_name(i));
+    if (!handle) fail(fmt::format("worker {}: getService({}) failed", num, worker_name(i)));
+    targets.push_back(*handle);
+  }
+  bool is_client = !settings.pairs || num >= server_count;
+  if (is_client && targets.empty()) fail("no other worker to call (use -w 2 or more)");
+
+  std::uint64_t ioctls_at_start = process->ioctl_count();
+  ThroughputResults results;
+  results.max_latency_ns = settings.max_latency_us * 1000;
+  std::minstd_rand random(static_cast<unsigned>(num));
+  for (int i = 0; is_client && i < settings.iterations; ++i) {
+    cused::client::Parcel data, reply;
+    std::size_t target =
+        settings.pairs ? static_cast<std::size_t>(num % server_count) : random() % targets.size();
+    data.write_zeros(static_cast<std::size_t>(settings.payload) & ~std::size_t{3});
+    auto start = Clock::now();
+    std::int32_t status = thread.transact(targets[target], kNopCode, data, &reply);
+    auto end = Clock::now();
+    results.add(static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+    if (status != cused::client::kOk)
+      fail(fmt::format("thread {} failed {} i : {}", num, status, i));
+  }
+  // Done; once the master says everyone is, no transaction is left in flight.
+  channel.signal();
+  channel.wait();
+  results.ioctls = process->ioctl_count() - ioctls_at_start;
+  channel.send(results);
+  channel.wait();
+  std::fflush(stdout);
+  _exit(EXIT_SUCCESS);
+}
+
+Channel start_worker(int num, const Settings& settings, std::vector<Channel>& started) {
+  int to_worker[2], to_master[2];
+  if (pipe(to_worker) < 0 || pipe(to_master) < 0) fail("pipe failed");
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) fail("fork failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (auto& other : started) other.close_both();
+    close(to_worker[1]);
+    close(to_master[0]);
+    run_worker(num, settings, Channel(to_worker[0], to_master[1]));
+  }
+  close(to_worker[0]);
+  close(to_master[1]);
+  return Channel(to_master[0], to_worker[1]);
+}
+
+void wait_all(const std::vector<Channel>& channels) {
+  for (const auto& channel : channels) channel.wait();
+}
+
+void signal_all(const std::vector<Channel>& channels) {
+  for (const auto& channel : channels) channel.signal();
+}
+
+// One round: spawn, run, collect. Returns the merged results; false if a worker failed.
+bool run_round(const Settings& settings, ThroughputResults& total) {
+  std::vector<Channel> channels;
+  for (int i = 0; i < settings.workers; ++i)
+    channels.push_back(start_worker(i, settings, channels));
+  wait_all(channels);
+
+  std::printf("waiting for workers to complete\n");
+  std::fflush(stdout);
+  auto start = Clock::now();
+  signal_all(channels);
+  wait_all(channels);
+  auto end = Clock::now();
+  double seconds = std::chrono::duration<double>(end - start).count();
+  double per_second = static_cast<double>(settings.iterations) * settings.workers / seconds;
+  std::printf("iterations per sec: %s\n", fmt::format("{:g}", per_second).c_str());
+
+  std::printf("collecting results\n");
+  signal_all(channels);
+  total = ThroughputResults{};
+  total.max_latency_ns = settings.max_latency_us * 1000;
+  for (const auto& channel : channels) {
+    ThroughputResults part;
+    channel.receive(part);
+    total.merge(part);
+  }
+
+  std::printf("killing workers\n");
+  std::fflush(stdout);
+  signal_all(channels);
+  bool all_ok = true;
+  for (int i = 0; i < settings.workers; ++i) {
+    int status = 0;
+    wait(&status);
+    if (status != 0) {
+      std::printf("nonzero child status%d\n", status);
+      all_ok = false;
+    }
+  }
+  for (auto& channel : channels) channel.close_both();
+  return all_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings settings;
+  CLI::App app{"binder transaction throughput and latency (AOSP binderThroughputTest's flags)"};
+  app.add_option("-w", settings.workers, "total number of workers")->check(CLI::PositiveNumber);
+  app.add_option("-i", settings.iterations, "iterations per worker")->check(CLI::PositiveNumber);
+  app.add_option("-s", settings.payload, "payload size in bytes")->check(CLI::NonNegativeNumber);
+  app.add_flag("-p", settings.pairs, "split workers into client/server pairs");
+  app.add_flag("-t", settings.training, "run a training round to estimate the max latency");
+  app.add_option("-m", settings.max_latency_us, "expected max latency in microseconds")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--device", settings.device, "binder device node")->capture_default_str();
+  app.add_flag("--defer-complete", settings.defer_complete,
+               "servers reply with TF_DEFER_COMPLETE (cused's features/defer_complete)");
+  CLI11_PARSE(app, argc, argv);
+  if (settings.pairs && settings.workers < 2) fail("-p needs at least 2 workers");
+
+  ThroughputResults results;
+  if (settings.training) {
+    std::printf("Start training round\n");
+    if (!run_round(settings, results)) return EXIT_FAILURE;
+    // The real round's histogram spans twice the training round's worst latency.
+    settings.max_latency_us = std::max<std::uint64_t>(1, 2 * results.worst_ns / 1000);
+    std::printf("Max latency during training: %sms\n",
+                fmt::format("{:g}", static_cast<double>(results.worst_ns) / 1e6).c_str());
+    std::printf("Completed training round\n\n");
+  }
+  if (!run_round(settings, results)) return EXIT_FAILURE;
+  std::printf("%s", results.report().c_str());
+  return EXIT_SUCCESS;
+}

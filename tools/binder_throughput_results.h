@@ -1,0 +1,53 @@
+// binder-throughput's per-worker results: a fixed latency histogram (plain data, so a worker can
+// send it through a pipe) and the report in binderThroughputTest's output format.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace cused::tools {
+
+struct ThroughputResults {
+  static constexpr std::uint32_t kBuckets = 128;
+
+  std::uint64_t max_latency_ns = 0;  // the histogram's range; beyond it, the last bucket
+  std::uint64_t worst_ns = 0;
+  std::uint64_t best_ns = UINT64_MAX;
+  std::uint64_t total_ns = 0;
+  std::uint64_t transactions = 0;
+  std::uint64_t long_transactions = 0;  // slower than max_latency_ns
+  std::uint64_t ioctls = 0;             // BINDER_WRITE_READ calls, servers included
+  std::array<std::uint32_t, kBuckets> buckets{};
+
+  std::uint64_t bucket_width_ns() const {
+    return std::max<std::uint64_t>(1, max_latency_ns / kBuckets);
+  }
+
+  void add(std::uint64_t latency_ns) {
+    if (latency_ns > max_latency_ns) ++long_transactions;
+    auto index = std::min<std::uint64_t>(latency_ns / bucket_width_ns(), kBuckets - 1);
+    ++buckets[index];
+    best_ns = std::min(best_ns, latency_ns);
+    worst_ns = std::max(worst_ns, latency_ns);
+    total_ns += latency_ns;
+    ++transactions;
+  }
+
+  void merge(const ThroughputResults& other) {
+    for (std::uint32_t i = 0; i < kBuckets; ++i) buckets[i] += other.buckets[i];
+    worst_ns = std::max(worst_ns, other.worst_ns);
+    best_ns = std::min(best_ns, other.best_ns);
+    total_ns += other.total_ns;
+    transactions += other.transactions;
+    long_transactions += other.long_transactions;
+    ioctls += other.ioctls;
+  }
+
+  // binderThroughputTest's lines ("average:...ms worst:...ms best:...ms", then the 50/90/95/99 %
+  // bucket midpoints in ms), followed by this tool's "ioctls per transaction: N".
+  std::string report() const;
+};
+
+}  // namespace cused::tools
