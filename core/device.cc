@@ -21,11 +21,22 @@ Device::Device(std::string name, DeviceOptions options, std::shared_ptr<Driver> 
 
 Device::~Device() = default;
 
+DeviceOptions Device::options() const {
+  sync::LockGuard guard(options_lock_);
+  return options_;
+}
+
+void Device::set_options(DeviceOptions options) {
+  options = with_defaults(std::move(options));
+  sync::LockGuard guard(options_lock_);
+  options_ = std::move(options);
+}
+
 std::shared_ptr<Proc> Device::open(const OpenerIdentity& opener,
                                    std::unique_ptr<BufferFile> buffers,
                                    std::unique_ptr<MappingFinder> mapping) {
-  auto proc =
-      std::make_shared<Proc>(shared_from_this(), opener, std::move(buffers), std::move(mapping));
+  auto proc = std::make_shared<Proc>(shared_from_this(), options(), opener, std::move(buffers),
+                                     std::move(mapping));
   driver_->add_proc(proc);
   // The frontend's pointer: when its last copy goes, the proc is released (S1.9). The engine
   // keeps its own references (threads, nodes, transactions) until release() drops them.

@@ -56,8 +56,10 @@ class Device : public std::enable_shared_from_this<Device> {
   const std::string& name() const { return name_; }
   Driver& driver() { return *driver_; }
   Context& context() { return context_; }
-  const DeviceOptions& options() const { return options_; }
-  SecurityLabelSource& labels() { return *options_.labels; }
+  // The variant procs opened from now on get (DESIGN.md section 5); procs already open keep
+  // theirs.
+  DeviceOptions options() const CUSED_EXCLUDES(options_lock_);
+  void set_options(DeviceOptions options) CUSED_EXCLUDES(options_lock_);
 
   // S1.1: every open is a fresh proc with its own buffer space. The proc is released (S1.9) when
   // the frontend calls Proc::release() or drops the last copy of the returned pointer.
@@ -66,7 +68,8 @@ class Device : public std::enable_shared_from_this<Device> {
 
  private:
   const std::string name_;
-  const DeviceOptions options_;
+  mutable sync::Mutex options_lock_;
+  DeviceOptions options_ CUSED_GUARDED_BY(options_lock_);
   const std::shared_ptr<Driver> driver_;
   Context context_;
 };

@@ -8,18 +8,19 @@
 
 namespace cused::core {
 
-Proc::Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
-           std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping)
+Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
+           const OpenerIdentity& opener, std::unique_ptr<BufferFile> buffers,
+           std::unique_ptr<MappingFinder> mapping)
     : device_(std::move(device)),
       driver_(device_->driver()),
       context_(device_->context()),
       pid_(opener.pid),
       euid_(opener.euid),
-      defer_complete_(device_->options().defer_complete),
-      labels_(device_->options().labels),
+      defer_complete_(options.defer_complete),
+      labels_(options.labels),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
-      alloc_(*buffers_, device_->options().alloc, driver_.page_lru(),
+      alloc_(*buffers_, options.alloc, driver_.page_lru(),
              alloc::AllocatorOptions{opener.pid, {}}) {}
 
 // Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
@@ -43,10 +44,12 @@ bool Proc::thread_is_dead(const Thread& thread) const {
   return thread.is_dead;
 }
 
-// binder_has_work_ilocked
+// binder_has_work_ilocked. A queue emptied by someone else (a completion or death dequeued
+// from it) leaves process_todo set; it is not work (docs/protocol.md).
 bool Proc::has_work(Thread& thread, bool do_proc_work) {
   assume_locked(thread);
-  return thread.process_todo || thread.need_return || (do_proc_work && !todo_.empty());
+  return (thread.process_todo && !thread.todo.empty()) || thread.need_return ||
+         (do_proc_work && !todo_.empty());
 }
 
 // binder_enqueue_thread_work_ilocked: a poll thread queuing work to itself needs its own wake-up.

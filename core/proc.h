@@ -108,7 +108,8 @@ class NodeTmpRef {
 
 class Proc : public std::enable_shared_from_this<Proc> {
  public:
-  Proc(std::shared_ptr<Device> device, const OpenerIdentity& opener,
+  // `options`: the device's variant when the proc was opened.
+  Proc(std::shared_ptr<Device> device, const DeviceOptions& options, const OpenerIdentity& opener,
        std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping);
   ~Proc();
   Proc(const Proc&) = delete;
@@ -305,9 +306,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const bool defer_complete_;
   const std::shared_ptr<SecurityLabelSource> labels_;
   const std::unique_ptr<BufferFile> buffers_;
-  const std::unique_ptr<MappingFinder> mapping_;
-  alloc::Allocator alloc_;
   sync::Mutex map_lock_;  // serializes the lazy mapping lookup (S1.7)
+  const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);
+  alloc::Allocator alloc_;
   std::atomic<bool> released_{false};
 
   mutable OuterLock outer_lock_;

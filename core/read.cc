@@ -39,6 +39,7 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
   for (;;) {
     bool wait_for_proc_work;
     long error = 0;
+    std::unique_ptr<PendingRead> superseded;
     {
       sync::LockGuard guard(inner_lock_);
       assume_locked(thread);
@@ -49,13 +50,17 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
         } else if (read->completion->interrupted()) {
           error = -EINTR;  // S1.12: the interrupt came before the read could park
         } else {
+          // A tid makes one request at a time; should an older one still be parked here (no
+          // real client can do that), it ends as if interrupted.
+          superseded = unpark(thread);
           thread.looper |= kLooperWaiting;
           thread.parked = std::move(read);
           if (wait_for_proc_work) waiting_threads_.push_front(thread);
-          return;
         }
       }
     }
+    if (superseded) finish_read(thread, std::move(superseded), -EINTR);
+    if (!read) return;
     if (error) return finish_read(thread, std::move(read), error);
     ReadStep step;
     while ((step = emit_next(thread, *read, wait_for_proc_work)) == ReadStep::kContinue) {

@@ -34,7 +34,7 @@ int Proc::release_thread(const std::shared_ptr<Thread>& thread) {
         t->to_proc = nullptr;
         t->to_thread = nullptr;
         if (t->buffer) {
-          if (BufferState* state = buffer_state(*t->buffer)) state->transaction = nullptr;
+          if (BufferState* state = buffer_state(*t->buffer)) state->transaction.reset();
           t->buffer = nullptr;
         }
         t = t->to_parent;

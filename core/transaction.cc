@@ -211,7 +211,7 @@ TxnError Proc::deliver(Thread& thread, TxnPlan& plan) {
       sync::LockGuard guard(target_thread.inner_lock);
       assume_same_lock(target_thread.inner_lock, target.inner_lock_);
       if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
-      plan.state.transaction = &t;
+      plan.state.transaction = plan.t;
       target.buffer_states_.emplace(plan.buffer, std::move(plan.state));
       pop_transaction(target_thread, *plan.in_reply_to);
       // S4.6: straight to the caller's queue, frozen or not.
@@ -277,7 +277,7 @@ std::uint32_t Proc::proc_transaction(const std::shared_ptr<Transaction>& t, Thre
   if ((frozen && !oneway) || is_dead_ || (thread && thread_is_dead(*thread)))
     return frozen ? BR_FROZEN_REPLY : BR_DEAD_REPLY;
   if (!thread && !pending_async) thread = select_thread();
-  state.transaction = t.get();
+  state.transaction = t;
   buffer_states_.emplace(t->get_buffer(), std::move(state));
   if (thread)
     enqueue_thread_work(*thread, *t);
@@ -382,8 +382,9 @@ void Proc::free_transaction(Transaction& t) {
   sync::LockGuard guard(target->inner_lock_);
   target->outstanding_txns_--;
   if (!buffer) return;
-  if (BufferState* state = target->buffer_state(*buffer); state && state->transaction == &t)
-    state->transaction = nullptr;
+  if (BufferState* state = target->buffer_state(*buffer);
+      state && state->transaction.lock().get() == &t)
+    state->transaction.reset();
 }
 
 BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {

@@ -38,8 +38,8 @@ struct BufferState {
   // Null for replies. Holds the local strong reference of S4.1/S6.7 until the buffer is freed.
   std::shared_ptr<Node> target_node;
   std::vector<ObjectRecord> objects;
-  // binder_buffer.transaction: the transaction still using the buffer (non-owning).
-  Transaction* transaction = nullptr;
+  // binder_buffer.transaction: the transaction still using the buffer.
+  std::weak_ptr<Transaction> transaction;
 };
 
 // BR_TRANSACTION_COMPLETE and its variants for the sender (binder_work "tcomplete").

@@ -321,15 +321,16 @@ void Proc::release_objects(Thread*, BufferState& state) {
 // releases the next oneway queued on its node (S4.5).
 void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer) {
   BufferState state;
+  std::shared_ptr<Transaction> user;  // dropped after the locks
   {
     sync::LockGuard guard(inner_lock_);
     if (auto it = buffer_states_.find(&buffer); it != buffer_states_.end()) {
       state = std::move(it->second);
       buffer_states_.erase(it);
     }
-    if (state.transaction) {
-      sync::LockGuard txn_guard(state.transaction->lock);
-      state.transaction->buffer = nullptr;
+    if ((user = state.transaction.lock())) {
+      sync::LockGuard txn_guard(user->lock);
+      user->buffer = nullptr;
     }
   }
   if (buffer.async_transaction() && state.target_node) {

@@ -1,6 +1,5 @@
 #include "core/alloc/allocator.h"
 
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -462,11 +461,12 @@ void Allocator::release() {
 
 void Allocator::wait_for_reclaims() {
   for (;;) {
+    std::uint32_t epoch = lru_.reclaim_epoch();
     {
       sync::LockGuard lru(lru_.lock_);
       if (reclaims_in_flight_ == 0) return;
     }
-    sched_yield();
+    lru_.wait_for_reclaim_done(epoch);
   }
 }
 
@@ -504,9 +504,14 @@ void Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   }
   if (variant_.lock == LockVariant::mutex) lock_.unlock();
   if (variant_.lock == LockVariant::spin_install) install_lock_.unlock();
-  // The last touch of this allocator: release() may destroy it as soon as this reaches zero.
-  sync::LockGuard lru(lru_.lock_);
-  --reclaims_in_flight_;
+  // The last touch of this allocator: release() may destroy it as soon as this reaches zero,
+  // so the wake-up goes through the LRU, which outlives every allocator.
+  PageLru& lru = lru_;
+  {
+    sync::LockGuard guard(lru.lock_);
+    --reclaims_in_flight_;
+  }
+  lru.reclaim_done();
 }
 
 }  // namespace cused::core::alloc

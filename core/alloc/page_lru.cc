@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "core/alloc/allocator.h"
+#include "core/sync/futex.h"
 
 namespace cused::core::alloc {
 
@@ -26,6 +27,22 @@ ReclaimResult PageLru::reclaimed_total() const {
 void PageLru::set_reclaim_hook(ReclaimHook hook) {
   sync::LockGuard guard(lock_);
   hook_ = std::move(hook);
+}
+
+// Sequentially consistent on purpose: the waiter announces itself, then (in the kernel) reads
+// the epoch; the finisher bumps the epoch, then reads the waiter count. Either the finisher sees
+// the waiter or the waiter's futex_wait sees the new epoch.
+void PageLru::reclaim_done() {
+  reclaim_epoch_.fetch_add(1);
+  if (teardown_waiters_.load() > 0)
+    sync::futex_wake(reclaim_epoch_, std::numeric_limits<int>::max());
+}
+
+void PageLru::wait_for_reclaim_done(std::uint32_t seen_epoch) {
+  teardown_waiters_.fetch_add(1);
+  // Returns at once if a reclaim finished since `seen_epoch` was read.
+  sync::futex_wait(reclaim_epoch_, seen_epoch);
+  teardown_waiters_.fetch_sub(1);
 }
 
 void PageLru::isolate(Page& page) {

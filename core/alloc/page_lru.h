@@ -4,6 +4,7 @@
 // it must outlive them all.
 #pragma once
 
+#include <atomic>
 #include <boost/intrusive/list.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -68,6 +69,15 @@ class PageLru {
   void remove(Page& page) CUSED_REQUIRES(lock_) { list_.erase(list_.iterator_to(page)); }
   void isolate(Page& page) CUSED_REQUIRES(lock_);
   void end_isolation(Page& page) CUSED_REQUIRES(lock_) { page.isolated_ = false; }
+
+  // Teardown of an allocator sleeps until its reclaims in flight are done (Allocator::release):
+  // finish_reclaim bumps the epoch and wakes sleepers after its last touch of the allocator.
+  // The word lives here because the allocator may be gone by the time of the wake.
+  void reclaim_done();
+  void wait_for_reclaim_done(std::uint32_t seen_epoch);
+  std::uint32_t reclaim_epoch() const { return reclaim_epoch_.load(); }
+  std::atomic<std::uint32_t> reclaim_epoch_{0};
+  std::atomic<std::uint32_t> teardown_waiters_{0};
 
   mutable sync::SpinLock lock_;
   List list_ CUSED_GUARDED_BY(lock_);

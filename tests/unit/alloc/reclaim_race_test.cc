@@ -23,14 +23,32 @@ namespace {
 
 constexpr std::byte kPayload{0xc5};
 
-// Whether thread `tid` of this process sits in a futex wait: how a thread blocked on one of
-// core/sync's mutexes looks from outside (Mutex::lock_slow sleeps in FUTEX_WAIT).
-bool blocked_in_futex(pid_t tid) {
+// The system call thread `tid` of this process is in ("running" when none).
+std::string current_syscall(pid_t tid) {
   std::ifstream file("/proc/self/task/" + std::to_string(tid) + "/syscall");
   std::string number;
   file >> number;
-  return number == std::to_string(SYS_futex);
+  return number;
 }
+
+// Whether thread `tid` sits in a futex wait: how a thread blocked on one of core/sync's mutexes
+// looks from outside (Mutex::lock_slow sleeps in FUTEX_WAIT).
+bool blocked_in_futex(pid_t tid) { return current_syscall(tid) == std::to_string(SYS_futex); }
+
+// Polls `ready` (with a hang guard, not a timing assertion).
+template <typename F>
+void wait_until(F&& ready) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "timed out waiting for the other thread";
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+pid_t gettid_now() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 struct RaceOutcome {
   bool payload_intact = false;
@@ -59,7 +77,7 @@ RaceOutcome race_reclaim_against_reuse(Variant variant) {
   std::atomic<pid_t> writer_tid{0};
   std::atomic<Buffer*> written{nullptr};
   std::thread writer([&] {
-    writer_tid = static_cast<pid_t>(syscall(SYS_gettid));
+    writer_tid = gettid_now();
     Buffer* buffer = proc.sync_buffer(page);  // best fit: offset 0, page 0
     auto bytes = proc.alloc->contents(*buffer);
     std::fill(bytes.begin(), bytes.end(), kPayload);
@@ -67,14 +85,7 @@ RaceOutcome race_reclaim_against_reuse(Variant variant) {
   });
   // Release the shrinker once the writer has either written (it did not wait for the shrinker)
   // or is asleep on a lock the shrinker holds. The deadline only guards against a hang.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!written && !(writer_tid && blocked_in_futex(writer_tid))) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "the writer neither finished nor blocked";
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  wait_until([&] { return written || (writer_tid && blocked_in_futex(writer_tid)); });
   resume.set_value();
   shrinker.join();
   writer.join();
@@ -108,6 +119,47 @@ TEST_P(ReclaimRaceTest, S11_10_ReuseOfAnIsolatedPageDuringReclaim) {
   }
   // spin-install got there by rolling back, waiting for the shrinker and retrying.
   EXPECT_EQ(outcome.reclaim_conflicts, GetParam().lock == LockVariant::spin_install ? 1u : 0u);
+}
+
+// S1.9 step 8 against a reclaim in flight: the proc goes away while the shrinker is between
+// isolating one of its pages and punching it. Teardown must wait for the punch (the spin
+// variant holds no allocator lock there at all); if it did not, the shrinker would punch
+// through a freed allocator and a closed memfd, which the ASan build reports.
+TEST_P(ReclaimRaceTest, S1_9_TeardownWaitsForAReclaimInFlight) {
+  PageLru lru;
+  auto proc = std::make_unique<TestProc>(lru, GetParam(), 16 * 4096);
+  proc->alloc->free_buffer(*proc->sync_buffer(2 * proc->alloc->page_size()));
+  std::promise<void> isolated, resume;
+  std::shared_future<void> resumed = resume.get_future().share();
+  std::atomic<bool> first{true};
+  lru.set_reclaim_hook([&](const ReclaimPoint&) {
+    if (!first.exchange(false)) return;  // stop on the first page only
+    isolated.set_value();
+    resumed.wait();
+  });
+  ReclaimResult result;
+  std::thread shrinker([&] { result = lru.reclaim(); });
+  isolated.get_future().wait();
+
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> gone{false};
+  std::thread teardown([&] {
+    tid = gettid_now();
+    proc.reset();  // release(), then the memfd is closed
+    gone = true;
+  });
+  // Resume once teardown has finished (the bug) or sleeps: on the allocator's mutex (mutex
+  // variant) or until the reclaim in flight is done.
+  wait_until([&] { return gone || (tid && blocked_in_futex(tid)); });
+  EXPECT_FALSE(gone) << "the allocator went away under a reclaim";
+  resume.set_value();
+  shrinker.join();
+  teardown.join();
+  EXPECT_TRUE(gone);
+  EXPECT_EQ(lru.size(), 0u);
+  // The stopped page, and the other one too if the shrinker got to it before teardown took it
+  // off the LRU.
+  EXPECT_GE(result.pages, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, ReclaimRaceTest, ::testing::ValuesIn(kAllVariants),

@@ -180,21 +180,31 @@ TEST_F(NoDeferTest, DeferCompleteIgnoredWhenDisabled_TF_DEFER_COMPLETE) {
   EXPECT_EQ(call.tr().flags, uapi::TF_DEFER_COMPLETE);  // S4.8: flags delivered unchanged
 }
 
+// DESIGN.md section 5: a changed device variant applies to procs opened afterwards only.
+TEST_F(FlowTest, OptionChangeAppliesToLaterProcs_TF_DEFER_COMPLETE) {
+  env.device->set_options(DeviceOptions{{}, /*defer_complete=*/false, nullptr});
+  EXPECT_FALSE(env.device->options().defer_complete);
+  auto serve_once = [&](Client& server, pid_t tid) {
+    Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+    binder_transaction_data tr = read_now(server, tid).tr();
+    Call served = server.write_read(
+        tid, Commands().free_buffer(tr.data.ptr.buffer).reply(uapi::TF_DEFER_COMPLETE));
+    write_ok(client, kClientMain, Commands().free_buffer(call.tr().data.ptr.buffer));
+    return served.done();
+  };
+  EXPECT_FALSE(serve_once(sm, kSmLooper)) << "the manager opened before keeps deferring";
+  sm.release();
+  Client later{env, 400};
+  ASSERT_EQ(later.ioctl(401, BINDER_SET_CONTEXT_MGR), 0);
+  warm(later, 401);
+  EXPECT_TRUE(serve_once(later, 401)) << "a proc opened after the change does not";
+}
+
 // S3.6 "reply-side failure" / S4.6 / S1.7: a reply to a caller that never mapped its space: the
 // replier hears its completion, the caller BR_DEAD_REPLY with the replier's error recorded.
 TEST_F(FlowTest, ReplyToUnmappedCallerIsDeadReply_S4_6) {
   client.set_mapped(false);
-  Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
-  binder_transaction_data tr = read_now(sm, kSmLooper).tr();
-  Call replied = sm.write_read(
-      kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply(0, Parcel().u32(1)));
-  EXPECT_EQ(replied.names(), "BR_NOOP BR_TRANSACTION_COMPLETE");
-  EXPECT_EQ(extended_error(sm, kSmLooper).command, BR_OK);
-  ASSERT_TRUE(call.done());
-  EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_DEAD_REPLY");
-  binder_extended_error ee = extended_error(client, kClientMain);
-  EXPECT_EQ(ee.command, BR_DEAD_REPLY);
-  EXPECT_EQ(ee.param, -ESRCH);
+  expect_reply_failure(Parcel().u32(1), BR_DEAD_REPLY, -ESRCH);
 }
 
 // S1.7 / S4.10: a call to a proc that has not mapped its space is BR_DEAD_REPLY -ESRCH.
@@ -257,15 +267,7 @@ TEST_F(FlowTest, ReplyToReleasedCallerOnlyCompletes_S4_6) {
 // S4.7 / S5.3: fds in a reply to a caller that did not set TF_ACCEPT_FDS: replier completes,
 // caller BR_FAILED_REPLY -EPERM.
 TEST_F(FlowTest, FdInReplyWithoutAcceptFdsFailsTheCaller_S4_7) {
-  Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
-  binder_transaction_data tr = read_now(sm, kSmLooper).tr();
-  Call replied =
-      sm.write_read(kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply(0, Parcel().fd(1)));
-  EXPECT_EQ(replied.names(), "BR_NOOP BR_TRANSACTION_COMPLETE");
-  EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_FAILED_REPLY");
-  binder_extended_error ee = extended_error(client, kClientMain);
-  EXPECT_EQ(ee.command, BR_FAILED_REPLY);
-  EXPECT_EQ(ee.param, -EPERM);
+  expect_reply_failure(Parcel().fd(1), BR_FAILED_REPLY, -EPERM);
 }
 
 // S4.7 / S9.10: TF_CLEAR_BUF zeroes the buffer when it is freed.

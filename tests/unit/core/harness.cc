@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <map>
+#include <mutex>
 
 namespace cused::core::test {
 
@@ -202,7 +203,8 @@ Commands& Commands::death(std::uint32_t cmd, std::uint32_t handle, binder_uintpt
 
 struct Call::State {
   std::atomic<bool> done{false};
-  Completion* completion = nullptr;  // while parked
+  std::mutex lock;                   // an interrupt from another test thread vs. completion
+  Completion* completion = nullptr;  // while not completed (guarded by `lock`)
   long result = 0;
   binder_write_read bwr{};
   std::vector<std::byte> out;
@@ -220,7 +222,10 @@ class TestCompletion final : public Completion {
     state_->result = result;
     state_->out.assign(out.begin(), out.end());
     if (out.size() == sizeof state_->bwr) std::memcpy(&state_->bwr, out.data(), out.size());
-    state_->completion = nullptr;
+    {
+      std::lock_guard guard(state_->lock);
+      state_->completion = nullptr;
+    }
     state_->done = true;
     state_->done.notify_all();
   }
@@ -340,13 +345,20 @@ Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call
   request.arg = std::as_bytes(std::span<const binder_write_read, 1>(&bwr, 1));
   request.nonblock = nonblock;
   auto completion = std::make_unique<TestCompletion>(call.state);
-  state.completion = completion.get();
+  {
+    std::lock_guard guard(state.lock);
+    state.completion = completion.get();
+  }
   proc_->ioctl(request, std::move(completion));
   return call;
 }
 
 void Client::interrupt(pid_t tid, const Call& call) {
-  if (call.state->completion) call.state->completion->mark_interrupted();
+  {
+    // The completion object lives until its complete() returns, which needs this lock.
+    std::lock_guard guard(call.state->lock);
+    if (call.state->completion) call.state->completion->mark_interrupted();
+  }
   proc_->interrupt(tid);
 }
 

@@ -8,15 +8,6 @@ namespace {
 
 using LifecycleTest = World;
 
-class CountingWaiter final : public PollWaiter {
- public:
-  explicit CountingWaiter(std::shared_ptr<int> count) : count_(std::move(count)) {}
-  void notify() override { ++*count_; }
-
- private:
-  std::shared_ptr<int> count_;
-};
-
 // S1.10: a new thread polls readable; an idle one does not; proc work with nobody waiting in a
 // read notifies idle poll threads and makes them readable.
 TEST_F(LifecycleTest, PollReportsWorkAndNotifiesIdlePollers_S1_10) {

@@ -19,6 +19,15 @@ inline std::uint32_t u32_at(const binder_transaction_data& tr, binder_size_t off
   return object_at<std::uint32_t>(tr, offset);
 }
 
+class CountingWaiter final : public PollWaiter {
+ public:
+  explicit CountingWaiter(std::shared_ptr<int> count) : count_(std::move(count)) {}
+  void notify() override { ++*count_; }
+
+ private:
+  std::shared_ptr<int> count_;
+};
+
 class World : public ::testing::Test {
  protected:
   explicit World(DeviceOptions options = {}) : env(std::move(options)) {}
@@ -86,6 +95,24 @@ class World : public ::testing::Test {
              Commands().free_buffer(tr.data.ptr.buffer).reply(0, Parcel().handle(sm_handle)));
     EXPECT_TRUE(call.done());
     return keep_handle(client, kClientMain, call.tr());
+  }
+
+  // S3.6 "reply-side failure": the client calls the manager, whose reply (`reply`) cannot reach
+  // it. The replier only hears its completion and keeps a clean record; the caller gets
+  // `caller_error` after its deferred completion, with the replier's errno recorded (S2.14).
+  void expect_reply_failure(const Parcel& reply, std::uint32_t caller_error,
+                            std::int32_t errno_value) {
+    Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+    binder_transaction_data tr = read_now(sm, kSmLooper).tr();
+    Call replied =
+        sm.write_read(kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply(0, reply));
+    EXPECT_EQ(replied.names(), "BR_NOOP BR_TRANSACTION_COMPLETE");
+    EXPECT_EQ(extended_error(sm, kSmLooper).command, BR_OK);
+    ASSERT_TRUE(call.done());
+    EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE " + br_name(caller_error));
+    binder_extended_error ee = extended_error(client, kClientMain);
+    EXPECT_EQ(ee.command, caller_error);
+    EXPECT_EQ(ee.param, errno_value);
   }
 
   binder_extended_error extended_error(Client& who, pid_t tid) {

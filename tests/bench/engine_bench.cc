@@ -1,0 +1,89 @@
+// The protocol engine's own cost per transaction, in-process (no FUSE): one test thread plays a
+// client and a manager of one device, as in tests/unit/core, and drives sync calls through the
+// engine the way libbinder does: the client's BC_TRANSACTION wakes the manager's parked read,
+// the manager's BC_REPLY wakes the client's. Legacy flow: 3 ioctls per call (call, reply, read
+// again); TF_DEFER_COMPLETE: 2 (the reply's ioctl goes on to wait). Oneways: 2 ioctls (send,
+// read+free). User memory is reached with process_vm_readv/writev on our own pid, as the daemon
+// does for its callers.
+#include <benchmark/benchmark.h>
+
+#include "tests/unit/core/harness.h"
+
+namespace cused::core::test {
+namespace {
+
+constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;
+
+struct Pair {
+  Env env;
+  Client sm{env, kSm};
+  Client client{env, kClient};
+  Pair() {
+    sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR);
+    binder_version version{};
+    sm.ioctl(kSmLooper, BINDER_VERSION, version);
+    client.ioctl(kClientMain, BINDER_VERSION, version);
+  }
+};
+
+void sync_calls(benchmark::State& state, std::uint32_t reply_flags) {
+  Pair pair;
+  Parcel payload;
+  payload.data.resize(state.range(0));
+  Call served = pair.sm.write_read(kSmLooper, Commands().u32(BC_ENTER_LOOPER));
+  Commands client_pending;
+  for (auto _ : state) {
+    Call call =
+        pair.client.write_read(kClientMain, Commands(client_pending).transaction(0, 1, 0, payload));
+    binder_transaction_data tr = served.tr();
+    served = pair.sm.write_read(
+        kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply(reply_flags, payload));
+    if (!reply_flags) served = pair.sm.read(kSmLooper);  // the legacy flow's third ioctl
+    client_pending = Commands().free_buffer(call.tr().data.ptr.buffer);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_SyncCall(benchmark::State& state) { sync_calls(state, 0); }
+void BM_SyncCallDeferComplete(benchmark::State& state) {
+  sync_calls(state, uapi::TF_DEFER_COMPLETE);
+}
+
+void BM_Oneway(benchmark::State& state) {
+  Pair pair;
+  Parcel payload;
+  payload.data.resize(state.range(0));
+  Call served = pair.sm.write_read(kSmLooper, Commands().u32(BC_ENTER_LOOPER));
+  for (auto _ : state) {
+    pair.client.write_read(kClientMain, Commands().transaction(0, 1, TF_ONE_WAY, payload));
+    served = pair.sm.write_read(kSmLooper, Commands().free_buffer(served.tr().data.ptr.buffer));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// The floor: one process_vm_readv / process_vm_writev of 8 bytes, what the engine pays for every
+// access to a caller's memory (a sync call needs six, S3.6: commands and payload in on each side,
+// one BR_ stream out to each side).
+void BM_ProcessVmReadv(benchmark::State& state) {
+  SelfMemory memory;
+  std::uint64_t source = 1, target = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(memory.read(reinterpret_cast<std::uint64_t>(&source), &target, 8));
+}
+void BM_ProcessVmWritev(benchmark::State& state) {
+  SelfMemory memory;
+  std::uint64_t source = 1, target = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(memory.write(reinterpret_cast<std::uint64_t>(&target), &source, 8));
+}
+
+BENCHMARK(BM_ProcessVmReadv);
+BENCHMARK(BM_ProcessVmWritev);
+BENCHMARK(BM_SyncCall)->Arg(4)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_SyncCallDeferComplete)->Arg(4)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_Oneway)->Arg(4)->Arg(4096);
+
+}  // namespace
+}  // namespace cused::core::test
+
+BENCHMARK_MAIN();
