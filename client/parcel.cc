@@ -160,7 +160,9 @@ void Parcel::write_int64(std::int64_t value) { std::memcpy(grow(8), &value, 8); 
 void Parcel::write_string16(std::u16string_view text) {
   write_int32(static_cast<std::int32_t>(text.size()));
   std::size_t bytes = (text.size() + 1) * sizeof(char16_t);
-  std::memcpy(grow(pad4(bytes)), text.data(), text.size() * sizeof(char16_t));
+  std::byte* out = grow(pad4(bytes));  // zeroed: the NUL and the padding
+  // memcpy from an empty view's null data() is undefined even for 0 bytes (UBSan).
+  if (!text.empty()) std::memcpy(out, text.data(), text.size() * sizeof(char16_t));
 }
 
 void Parcel::write_byte_array(std::span<const std::byte> bytes) {
