@@ -36,11 +36,15 @@ struct DeviceOptions {
   bool defer_complete = true;
   // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the fixed fallback label.
   std::shared_ptr<SecurityLabelSource> labels;
+  // lock_policy= of the proc and node locks (docs/locking.md); the context lock takes the policy
+  // the device was created with.
+  sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
 };
 
 // binder_context: the context manager of one device.
 class Context {
  public:
+  explicit Context(sync::LockPolicy policy) : lock(policy) {}
   mutable ContextLock lock;
   std::shared_ptr<Node> manager CUSED_GUARDED_BY(lock);
   // S2.4: the first successful manager's euid, never forgotten.

@@ -20,8 +20,10 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       labels_(options.labels),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
-      alloc_(*buffers_, options.alloc, driver_.page_lru(),
-             alloc::AllocatorOptions{opener.pid, {}}) {}
+      alloc_(*buffers_, options.alloc, driver_.page_lru(), alloc::AllocatorOptions{opener.pid, {}}),
+      lock_policy_(options.lock_policy),
+      outer_lock_(lock_policy_),
+      inner_lock_(lock_policy_) {}
 
 // Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
 // left is the buffer space, which the allocator frees with itself.

@@ -311,6 +311,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
   alloc::Allocator alloc_;
   std::atomic<bool> released_{false};
 
+  const sync::LockPolicy lock_policy_;  // of the proc's locks and its nodes'
   mutable OuterLock outer_lock_;
   std::map<std::uint32_t, std::unique_ptr<Ref>> refs_by_desc_ CUSED_GUARDED_BY(outer_lock_);
   std::unordered_map<const Node*, Ref*> refs_by_node_ CUSED_GUARDED_BY(outer_lock_);
