@@ -221,6 +221,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   TxnError fill_buffer(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
                        binder_size_t extra_buffers_size, TxnPlan& plan);
   TxnError deliver(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_reply(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_call(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_oneway(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
   void fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) CUSED_EXCLUDES(inner_lock_);
   std::uint32_t proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
                                  BufferState& state) CUSED_EXCLUDES(inner_lock_);
