@@ -34,7 +34,8 @@ struct DeviceOptions {
   // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h). Off: the flag is passed through and
   // ignored, as the kernel does with unknown flags.
   bool defer_complete = true;
-  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the fixed fallback label.
+  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the host LSM's label from
+  // /proc/<pid>/attr/current, "unconfined" where there is none.
   std::shared_ptr<SecurityLabelSource> labels;
   // lock_policy= of the proc and node locks (docs/locking.md); the context lock takes the policy
   // the device was created with.

@@ -126,6 +126,18 @@ bool Proc::ensure_mapped() {
   return alloc_.map(mapping->length, mapping->start) == 0;
 }
 
+int Proc::security_label(std::string& out) {
+  sync::LockGuard guard(label_lock_);
+  if (!label_ && !label_error_) {
+    std::string label;
+    label_error_ = labels_->label(pid_, label);
+    if (!label_error_) label_ = std::move(label);
+  }
+  if (label_error_) return label_error_;
+  out = *label_;
+  return 0;
+}
+
 ProcCounts Proc::counts() const {
   ProcCounts counts;
   {

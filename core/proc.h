@@ -172,6 +172,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void wakeup_thread_or_poll(Thread* thread) CUSED_REQUIRES(inner_lock_);
   // The buffer space, mapped on first use (S1.7): false while the client has not mapped it.
   bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
+  // This proc's security label as a sender (S4.9). Returns 0 or the source's -errno.
+  int security_label(std::string& out) CUSED_EXCLUDES(label_lock_);
 
   // ---- ioctl.cc
   void write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest& request,
@@ -308,6 +310,11 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const uid_t euid_;
   const bool defer_complete_;
   const std::shared_ptr<SecurityLabelSource> labels_;
+  // S4.9: the kernel labels a sender by the credentials its proc was opened with; cused reads the
+  // label once, the first time one is needed, and keeps it.
+  sync::Mutex label_lock_;
+  std::optional<std::string> label_ CUSED_GUARDED_BY(label_lock_);
+  int label_error_ CUSED_GUARDED_BY(label_lock_) = 0;
   const std::unique_ptr<BufferFile> buffers_;
   sync::Mutex map_lock_;  // serializes the lazy mapping lookup (S1.7)
   const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);

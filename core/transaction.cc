@@ -158,7 +158,7 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
                            binder_size_t extra_buffers_size, TxnPlan& plan) {
   Proc& target = *plan.target_proc;
   if (plan.target_node && plan.target_node->txn_security_ctx) {
-    if (int ret = labels_->label(pid_, plan.secctx)) return {BR_FAILED_REPLY, ret};
+    if (int ret = security_label(plan.secctx)) return {BR_FAILED_REPLY, ret};
     binder_size_t added = align8(plan.secctx.size());
     if (extra_buffers_size > std::numeric_limits<binder_size_t>::max() - added)
       return {BR_FAILED_REPLY, -EINVAL};
