@@ -68,11 +68,6 @@ void Proc::enqueue_deferred_thread_work(Thread& thread, Work& work) {
   thread.enqueue_deferred_work(work);
 }
 
-void Proc::enqueue_thread_work_unlocked(Thread& thread, Work& work) {
-  sync::LockGuard guard(inner_lock_);
-  enqueue_thread_work(thread, work);
-}
-
 void Proc::dequeue_work(Work& work) {
   DequeuedWork dropped;
   sync::LockGuard guard(inner_lock_);

@@ -163,7 +163,6 @@ class Proc : public std::enable_shared_from_this<Proc> {
   bool thread_is_dead(const Thread& thread) const CUSED_REQUIRES(inner_lock_);
   void enqueue_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
   void enqueue_deferred_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
-  void enqueue_thread_work_unlocked(Thread& thread, Work& work) CUSED_EXCLUDES(inner_lock_);
   void dequeue_work(Work& work) CUSED_EXCLUDES(inner_lock_);
   Thread* select_thread() CUSED_REQUIRES(inner_lock_);
   void wake_thread(Thread& thread) CUSED_REQUIRES(inner_lock_);
