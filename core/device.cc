@@ -8,7 +8,7 @@ namespace cused::core {
 namespace {
 
 DeviceOptions with_defaults(DeviceOptions options) {
-  if (!options.labels) options.labels = std::make_shared<FixedLabel>(kDefaultSecurityLabel);
+  if (!options.labels) options.labels = std::make_shared<ProcAttrLabel>(kDefaultSecurityLabel);
   return options;
 }
 
@@ -17,7 +17,8 @@ DeviceOptions with_defaults(DeviceOptions options) {
 Device::Device(std::string name, DeviceOptions options, std::shared_ptr<Driver> driver)
     : name_(std::move(name)),
       options_(with_defaults(std::move(options))),
-      driver_(driver ? std::move(driver) : Driver::shared_default()) {}
+      driver_(driver ? std::move(driver) : Driver::shared_default()),
+      context_(options_.lock_policy) {}
 
 Device::~Device() = default;
 

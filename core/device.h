@@ -34,13 +34,18 @@ struct DeviceOptions {
   // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h). Off: the flag is passed through and
   // ignored, as the kernel does with unknown flags.
   bool defer_complete = true;
-  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the fixed fallback label.
+  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the host LSM's label from
+  // /proc/<pid>/attr/current, "unconfined" where there is none.
   std::shared_ptr<SecurityLabelSource> labels;
+  // lock_policy= of the proc and node locks (docs/locking.md); the context lock takes the policy
+  // the device was created with.
+  sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
 };
 
 // binder_context: the context manager of one device.
 class Context {
  public:
+  explicit Context(sync::LockPolicy policy) : lock(policy) {}
   mutable ContextLock lock;
   std::shared_ptr<Node> manager CUSED_GUARDED_BY(lock);
   // S2.4: the first successful manager's euid, never forgotten.

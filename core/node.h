@@ -31,7 +31,8 @@ class NodeWork final : public Work {
 class Node : public std::enable_shared_from_this<Node> {
  public:
   // `fp` carries the creating object's binder/cookie/flags; null for the plain SET_CONTEXT_MGR.
-  Node(int debug_id, std::shared_ptr<Proc> owner, const flat_binder_object* fp);
+  Node(int debug_id, std::shared_ptr<Proc> owner, const flat_binder_object* fp,
+       sync::LockPolicy lock_policy);
   ~Node();
 
   const int debug_id;

@@ -20,8 +20,10 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       labels_(options.labels),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
-      alloc_(*buffers_, options.alloc, driver_.page_lru(),
-             alloc::AllocatorOptions{opener.pid, {}}) {}
+      alloc_(*buffers_, options.alloc, driver_.page_lru(), alloc::AllocatorOptions{opener.pid, {}}),
+      lock_policy_(options.lock_policy),
+      outer_lock_(lock_policy_),
+      inner_lock_(lock_policy_) {}
 
 // Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
 // left is the buffer space, which the allocator frees with itself.
@@ -64,11 +66,6 @@ void Proc::enqueue_thread_work(Thread& thread, Work& work) {
 void Proc::enqueue_deferred_thread_work(Thread& thread, Work& work) {
   assume_locked(thread);
   thread.enqueue_deferred_work(work);
-}
-
-void Proc::enqueue_thread_work_unlocked(Thread& thread, Work& work) {
-  sync::LockGuard guard(inner_lock_);
-  enqueue_thread_work(thread, work);
 }
 
 void Proc::dequeue_work(Work& work) {
@@ -122,6 +119,18 @@ bool Proc::ensure_mapped() {
   // DESIGN.md section 2: a writable mapping is one the kernel would have refused (S1.4).
   if (!mapping || mapping->writable) return false;
   return alloc_.map(mapping->length, mapping->start) == 0;
+}
+
+int Proc::security_label(std::string& out) {
+  sync::LockGuard guard(label_lock_);
+  if (!label_ && !label_error_) {
+    std::string label;
+    label_error_ = labels_->label(pid_, label);
+    if (!label_error_) label_ = std::move(label);
+  }
+  if (label_error_) return label_error_;
+  out = *label_;
+  return 0;
 }
 
 ProcCounts Proc::counts() const {

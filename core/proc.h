@@ -163,7 +163,6 @@ class Proc : public std::enable_shared_from_this<Proc> {
   bool thread_is_dead(const Thread& thread) const CUSED_REQUIRES(inner_lock_);
   void enqueue_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
   void enqueue_deferred_thread_work(Thread& thread, Work& work) CUSED_REQUIRES(inner_lock_);
-  void enqueue_thread_work_unlocked(Thread& thread, Work& work) CUSED_EXCLUDES(inner_lock_);
   void dequeue_work(Work& work) CUSED_EXCLUDES(inner_lock_);
   Thread* select_thread() CUSED_REQUIRES(inner_lock_);
   void wake_thread(Thread& thread) CUSED_REQUIRES(inner_lock_);
@@ -172,6 +171,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void wakeup_thread_or_poll(Thread* thread) CUSED_REQUIRES(inner_lock_);
   // The buffer space, mapped on first use (S1.7): false while the client has not mapped it.
   bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
+  // This proc's security label as a sender (S4.9). Returns 0 or the source's -errno.
+  int security_label(std::string& out) CUSED_EXCLUDES(label_lock_);
 
   // ---- ioctl.cc
   void write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest& request,
@@ -221,6 +222,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   TxnError fill_buffer(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
                        binder_size_t extra_buffers_size, TxnPlan& plan);
   TxnError deliver(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_reply(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_call(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
+  TxnError deliver_oneway(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
   void fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) CUSED_EXCLUDES(inner_lock_);
   std::uint32_t proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
                                  BufferState& state) CUSED_EXCLUDES(inner_lock_);
@@ -305,12 +309,18 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const uid_t euid_;
   const bool defer_complete_;
   const std::shared_ptr<SecurityLabelSource> labels_;
+  // S4.9: the kernel labels a sender by the credentials its proc was opened with; cused reads the
+  // label once, the first time one is needed, and keeps it.
+  sync::Mutex label_lock_;
+  std::optional<std::string> label_ CUSED_GUARDED_BY(label_lock_);
+  int label_error_ CUSED_GUARDED_BY(label_lock_) = 0;
   const std::unique_ptr<BufferFile> buffers_;
   sync::Mutex map_lock_;  // serializes the lazy mapping lookup (S1.7)
   const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);
   alloc::Allocator alloc_;
   std::atomic<bool> released_{false};
 
+  const sync::LockPolicy lock_policy_;  // of the proc's locks and its nodes'
   mutable OuterLock outer_lock_;
   std::map<std::uint32_t, std::unique_ptr<Ref>> refs_by_desc_ CUSED_GUARDED_BY(outer_lock_);
   std::unordered_map<const Node*, Ref*> refs_by_node_ CUSED_GUARDED_BY(outer_lock_);

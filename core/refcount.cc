@@ -136,7 +136,7 @@ NodeTmpRef Proc::get_node(binder_uintptr_t ptr) {
 // flags from the object that created it).
 NodeTmpRef Proc::new_node(const flat_binder_object* fp) {
   binder_uintptr_t ptr = fp ? fp->binder : 0;
-  auto node = std::make_shared<Node>(driver_.next_debug_id(), shared_from_this(), fp);
+  auto node = std::make_shared<Node>(driver_.next_debug_id(), shared_from_this(), fp, lock_policy_);
   sync::LockGuard guard(inner_lock_);
   auto [it, inserted] = nodes_.emplace(ptr, node);
   it->second->tmp_refs++;

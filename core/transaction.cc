@@ -158,7 +158,7 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
                            binder_size_t extra_buffers_size, TxnPlan& plan) {
   Proc& target = *plan.target_proc;
   if (plan.target_node && plan.target_node->txn_security_ctx) {
-    if (int ret = labels_->label(pid_, plan.secctx)) return {BR_FAILED_REPLY, ret};
+    if (int ret = security_label(plan.secctx)) return {BR_FAILED_REPLY, ret};
     binder_size_t added = align8(plan.secctx.size());
     if (extra_buffers_size > std::numeric_limits<binder_size_t>::max() - added)
       return {BR_FAILED_REPLY, -EINVAL};
@@ -191,61 +191,70 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
 
 // Hands the transaction to its target and queues the sender's completion (S3.5).
 TxnError Proc::deliver(Thread& thread, TxnPlan& plan) {
+  if (plan.buffer->oneway_spam_suspect())
+    plan.tcomplete->type = WorkType::kTransactionOnewaySpamSuspect;
+  if (plan.reply) return deliver_reply(thread, plan);
+  if (plan.t->is_async) return deliver_oneway(thread, plan);
+  return deliver_call(thread, plan);
+}
+
+// S4.6: the replier hears its completion at once (or, with TF_DEFER_COMPLETE, with whatever
+// wakes it next); the reply goes straight to the caller's queue, frozen or not.
+TxnError Proc::deliver_reply(Thread& thread, TxnPlan& plan) {
   Transaction& t = *plan.t;
-  CompleteWork& tcomplete = *plan.tcomplete;
-  if (plan.buffer->oneway_spam_suspect()) tcomplete.type = WorkType::kTransactionOnewaySpamSuspect;
-  if (plan.reply) {
-    {
-      sync::LockGuard guard(inner_lock_);
-      // TF_DEFER_COMPLETE: the replier's read goes on to wait for its next transaction and
-      // finds the completion with whatever wakes it.
-      if (defer_complete_ && (t.flags & uapi::TF_DEFER_COMPLETE))
-        enqueue_deferred_thread_work(thread, tcomplete);
-      else
-        enqueue_thread_work(thread, tcomplete);
-      plan.tcomplete_queued = true;
-    }
-    Thread& target_thread = *plan.target_thread;
-    Proc& target = *plan.target_proc;
-    {
-      sync::LockGuard guard(target_thread.inner_lock);
-      assume_same_lock(target_thread.inner_lock, target.inner_lock_);
-      if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
-      plan.state.transaction = plan.t;
-      target.buffer_states_.emplace(plan.buffer, std::move(plan.state));
-      pop_transaction(target_thread, *plan.in_reply_to);
-      // S4.6: straight to the caller's queue, frozen or not.
-      target.enqueue_thread_work(target_thread, t);
-      target.outstanding_txns_++;
-      target.wake_thread(target_thread);
-    }
-    free_transaction(*plan.in_reply_to);
-    return {};
+  {
+    sync::LockGuard guard(inner_lock_);
+    if (defer_complete_ && (t.flags & uapi::TF_DEFER_COMPLETE))
+      enqueue_deferred_thread_work(thread, *plan.tcomplete);
+    else
+      enqueue_thread_work(thread, *plan.tcomplete);
+    plan.tcomplete_queued = true;
   }
-  if (!t.is_async) {
-    {
-      sync::LockGuard guard(inner_lock_);
-      assume_locked(thread);
-      // Deferred: the caller does not wake for it; it comes with the reply (S3.5).
-      enqueue_deferred_thread_work(thread, tcomplete);
-      plan.tcomplete_queued = true;
-      t.from_parent = thread.transaction_stack;
-      thread.transaction_stack = plan.t;
-    }
-    std::uint32_t error =
-        plan.target_proc->proc_transaction(plan.t, plan.target_thread.get(), plan.state);
-    if (error) {
-      sync::LockGuard guard(inner_lock_);
-      assume_locked(thread);
-      pop_transaction(thread, t);
-      return {error, 0};
-    }
-    return {};
+  Thread& target_thread = *plan.target_thread;
+  Proc& target = *plan.target_proc;
+  {
+    sync::LockGuard guard(target_thread.inner_lock);
+    assume_same_lock(target_thread.inner_lock, target.inner_lock_);
+    if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
+    plan.state.transaction = plan.t;
+    target.buffer_states_.emplace(plan.buffer, std::move(plan.state));
+    pop_transaction(target_thread, *plan.in_reply_to);
+    target.enqueue_thread_work(target_thread, t);
+    target.outstanding_txns_++;
+    target.wake_thread(target_thread);
   }
+  free_transaction(*plan.in_reply_to);
+  return {};
+}
+
+// A sync call goes on the sender's stack before the target can see it; its completion is
+// deferred: the caller does not wake for it, it comes with the reply (S3.5).
+TxnError Proc::deliver_call(Thread& thread, TxnPlan& plan) {
+  Transaction& t = *plan.t;
+  {
+    sync::LockGuard guard(inner_lock_);
+    assume_locked(thread);
+    enqueue_deferred_thread_work(thread, *plan.tcomplete);
+    plan.tcomplete_queued = true;
+    t.from_parent = thread.transaction_stack;
+    thread.transaction_stack = plan.t;
+  }
+  std::uint32_t error =
+      plan.target_proc->proc_transaction(plan.t, plan.target_thread.get(), plan.state);
+  if (!error) return {};
+  sync::LockGuard guard(inner_lock_);
+  assume_locked(thread);
+  pop_transaction(thread, t);
+  return {error, 0};
+}
+
+// A oneway's completion is queued at once; a frozen target still takes it (S4.13).
+TxnError Proc::deliver_oneway(Thread& thread, TxnPlan& plan) {
   std::uint32_t error = plan.target_proc->proc_transaction(plan.t, nullptr, plan.state);
   sync::LockGuard guard(inner_lock_);
-  if (error == uapi::BR_TRANSACTION_PENDING_FROZEN) tcomplete.type = WorkType::kTransactionPending;
-  enqueue_thread_work(thread, tcomplete);
+  if (error == uapi::BR_TRANSACTION_PENDING_FROZEN)
+    plan.tcomplete->type = WorkType::kTransactionPending;
+  enqueue_thread_work(thread, *plan.tcomplete);
   plan.tcomplete_queued = true;
   if (error && error != uapi::BR_TRANSACTION_PENDING_FROZEN) return {error, 0};
   return {};

@@ -136,6 +136,26 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& memory,
   x.sg_offset = align8(off_start + tr.offsets_size);
   x.sg_end = x.sg_offset + buffer.extra_buffers_size() - align8(plan.secctx.size());
 
+  // Step 6: one object, translated in place.
+  auto translate = [&](Object& object, std::size_t index) {
+    switch (object.hdr.type) {
+      case BINDER_TYPE_BINDER:
+      case BINDER_TYPE_WEAK_BINDER:
+        return translate_binder(thread, object.fbo, target, plan.state);
+      case BINDER_TYPE_HANDLE:
+      case BINDER_TYPE_WEAK_HANDLE:
+        return translate_handle(thread, object.fbo, target, plan.state);
+      case BINDER_TYPE_FD:
+        return translate_fd();
+      case BINDER_TYPE_FDA:
+        return translate_fd_array(memory, object.fdao, x, index, user_data, data_size);
+      case BINDER_TYPE_PTR:
+        return translate_ptr(object.bbo, x, index, target.alloc_.user_address(buffer));
+      default:
+        return -EINVAL;  // read_object accepts only the seven types
+    }
+  };
+
   binder_size_t user_offset = 0;
   for (std::size_t index = 0; index < x.offsets.size(); index++) {
     const binder_size_t object_offset = x.offsets[index];
@@ -150,28 +170,7 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& memory,
     if (!size || object_offset < user_offset) return {BR_FAILED_REPLY, -EINVAL};
     user_offset = object_offset + size;
     x.processed.push_back({object_offset, false, {}});
-    // Step 6.
-    int ret = 0;
-    switch (object.hdr.type) {
-      case BINDER_TYPE_BINDER:
-      case BINDER_TYPE_WEAK_BINDER:
-        ret = translate_binder(thread, object.fbo, target, plan.state);
-        break;
-      case BINDER_TYPE_HANDLE:
-      case BINDER_TYPE_WEAK_HANDLE:
-        ret = translate_handle(thread, object.fbo, target, plan.state);
-        break;
-      case BINDER_TYPE_FD:
-        ret = translate_fd();
-        break;
-      case BINDER_TYPE_FDA:
-        ret = translate_fd_array(memory, object.fdao, x, index, user_data, data_size);
-        break;
-      case BINDER_TYPE_PTR:
-        ret = translate_ptr(object.bbo, x, index, target.alloc_.user_address(buffer));
-        break;
-    }
-    if (ret) return {BR_FAILED_REPLY, ret};
+    if (int ret = translate(object, index)) return {BR_FAILED_REPLY, ret};
     std::memcpy(contents + object_offset, &object, size);
   }
   // Step 7: the rest of the data.

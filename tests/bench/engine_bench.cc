@@ -6,6 +6,7 @@
 // read+free). User memory is reached with process_vm_readv/writev on our own pid, as the daemon
 // does for its callers.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include "tests/unit/core/harness.h"
 
@@ -76,6 +77,37 @@ void BM_ProcessVmWritev(benchmark::State& state) {
   for (auto _ : state)
     benchmark::DoNotOptimize(memory.write(reinterpret_cast<std::uint64_t>(&target), &source, 8));
 }
+
+// Daemon heap per idle proc (issue 4: target under 64 KiB, buffer pages excluded): procs that did
+// a BINDER_VERSION (argument 0) or also one call to the manager whose reply mapped their buffer
+// space (argument 1, the allocator's page metadata included), divided by the procs. malloc's
+// in-use bytes; the memfd and its mappings are not heap and are not counted.
+void BM_IdleProcHeap(benchmark::State& state) {
+  constexpr int kProcs = 100;
+  const bool mapped = state.range(0);
+  for (auto _ : state) {
+    Env env;
+    Client sm{env, kSm};
+    sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR);
+    const std::size_t before = mallinfo2().uordblks;
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < kProcs; i++) {
+      const pid_t pid = 1000 + i;
+      auto& client = *clients.emplace_back(std::make_unique<Client>(env, pid));
+      binder_version version{};
+      client.ioctl(pid, BINDER_VERSION, version);
+      if (!mapped) continue;
+      Call call = client.write_read(pid, Commands().transaction(0, 1, 0));
+      binder_transaction_data tr = sm.read(kSmLooper).tr();
+      sm.write_read(kSmLooper, Commands().free_buffer(tr.data.ptr.buffer).reply());
+      client.write(pid, Commands().free_buffer(call.tr().data.ptr.buffer));
+    }
+    const std::size_t after = mallinfo2().uordblks;
+    state.counters["heap_bytes_per_proc"] =
+        static_cast<double>(after - before) / static_cast<double>(kProcs);
+  }
+}
+BENCHMARK(BM_IdleProcHeap)->Arg(0)->Arg(1)->Iterations(1);
 
 BENCHMARK(BM_ProcessVmReadv);
 BENCHMARK(BM_ProcessVmWritev);

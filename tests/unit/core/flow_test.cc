@@ -1,6 +1,10 @@
 // Transaction flows across procs (S4.4-S4.10, S3.3, S3.5, TF_DEFER_COMPLETE) and their failure
 // routing (S3.6, S4.6).
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "tests/unit/core/world.h"
 
@@ -313,6 +317,51 @@ TEST_F(SecctxTest, SecurityContextIsDelivered_S4_9) {
   EXPECT_GE(tr.secctx, tr.transaction_data.data.ptr.offsets);
   write_ok(sm, kSmLooper, Commands().reply());
   EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_REPLY") << "never for replies";
+}
+
+// S4.9: the default source takes the host LSM's label of the sender (here from a stand-in for
+// /proc), read once per sender proc like the kernel's credentials captured at open.
+class HostLabelTest : public World {
+ protected:
+  HostLabelTest() : World(options()) {}
+  static DeviceOptions options() {
+    DeviceOptions options;
+    options.labels = std::make_shared<ProcAttrLabel>("fallback", root());
+    return options;
+  }
+  static std::string root() {
+    static const std::string dir = [] {
+      char pattern[] = "/tmp/cused-attr-XXXXXX";
+      std::string made = mkdtemp(pattern);
+      std::filesystem::create_directories(made + "/" + std::to_string(kClient) + "/attr");
+      return made;
+    }();
+    return dir;
+  }
+  static void set_label(const std::string& text) {
+    std::ofstream(root() + "/" + std::to_string(kClient) + "/attr/current") << text;
+  }
+  void SetUp() override {
+    flat_binder_object fbo{};
+    fbo.flags = FLAT_BINDER_FLAG_TXN_SECURITY_CTX;
+    ASSERT_EQ(sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR_EXT, fbo), 0);
+    for (auto [c, tid] : {std::pair{&sm, kSmLooper}, {&client, kClientMain}}) warm(*c, tid);
+  }
+  std::string label_of_next_call() {
+    client.write_read(kClientMain, Commands().transaction(0, 1, TF_ONE_WAY));
+    Call incoming = read_now(sm, kSmLooper);
+    binder_transaction_data_secctx tr = incoming.items().at(1).tr_secctx();
+    std::string label(reinterpret_cast<const char*>(tr.secctx));
+    write_ok(sm, kSmLooper, Commands().free_buffer(tr.transaction_data.data.ptr.buffer));
+    return label;
+  }
+};
+TEST_F(HostLabelTest, LabelFromAttrCurrentReadOncePerProc_S4_9) {
+  set_label("u:r:host_app:s0\n");
+  EXPECT_EQ(label_of_next_call(), "u:r:host_app:s0");
+  set_label("changed\n");
+  EXPECT_EQ(label_of_next_call(), "u:r:host_app:s0");
+  std::filesystem::remove_all(root());
 }
 
 // The label source reads /proc/<pid>/attr/current when there is one and falls back otherwise.

@@ -78,6 +78,17 @@ TEST_F(LifecycleTest, ManagerReleaseClearsContext_S1_9) {
   EXPECT_EQ(next.ioctl(401, BINDER_SET_CONTEXT_MGR), 0);
 }
 
+// S1.9 step 1 / S2.10: the driver's list of procs (every device) loses a proc at release.
+TEST_F(LifecycleTest, DriverListsLiveProcsByPid_S1_9) {
+  Env other_device_env;  // a second driver: its procs are not ours
+  Client second_open{env, kClient};
+  EXPECT_EQ(env.driver->procs_of(kClient).size(), 2u);
+  EXPECT_EQ(env.driver->proc_count(), 4u);
+  client.release();
+  EXPECT_EQ(env.driver->procs_of(kClient).size(), 1u);
+  EXPECT_TRUE(other_device_env.driver->procs_of(kClient).empty());
+}
+
 // S1.9: ioctls on a released proc find no thread.
 TEST_F(LifecycleTest, ReleasedProcRefusesIoctls_S1_9) {
   client.release();

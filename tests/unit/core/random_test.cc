@@ -289,9 +289,13 @@ TEST(RandomScripts, NoCrashNoLeakEveryRequestAnswered_S3_S4_S5) {
 // The same streams from real threads at once (three procs, three threads each): the lock order
 // holds (no deadlock), ThreadSanitizer finds no race, and every request is answered. A thread
 // whose read stays parked for a while interrupts itself, as a signal would (S1.12).
-TEST(RandomScripts, ConcurrentThreadsNoDeadlock_S3_S4) {
+class ConcurrentRandom : public ::testing::TestWithParam<sync::LockPolicy> {};
+
+TEST_P(ConcurrentRandom, ThreadsNoDeadlock_S3_S4) {
   constexpr int kProcs = 3, kThreads = 3, kSteps = 300;
-  Env env;
+  DeviceOptions options;
+  options.lock_policy = GetParam();
+  Env env(options);
   std::array<std::unique_ptr<Client>, kProcs> procs;
   for (int p = 0; p < kProcs; p++) procs[p] = std::make_unique<Client>(env, 1000 + 100 * p);
   procs[0]->ioctl(1001, BINDER_SET_CONTEXT_MGR);
@@ -311,7 +315,7 @@ TEST(RandomScripts, ConcurrentThreadsNoDeadlock_S3_S4) {
       Commands more = gen.random_commands(buffers);
       commands.bytes.insert(commands.bytes.end(), more.bytes.begin(), more.bytes.end());
       Call call = client.write_read(tid, commands, 256, /*nonblock=*/gen.pick(3) == 0);
-      for (int spin = 0; !call.done() && spin < 200; spin++)
+      for (int spin = 0; !call.done() && spin < 100; spin++)
         std::this_thread::sleep_for(std::chrono::microseconds(10));
       if (!call.done()) client.interrupt(tid, call);
       call.wait();
@@ -332,6 +336,13 @@ TEST(RandomScripts, ConcurrentThreadsNoDeadlock_S3_S4) {
   EXPECT_GT(delivered, 10);
   std::printf("%ld transactions and replies delivered\n", delivered.load());
 }
+
+INSTANTIATE_TEST_SUITE_P(LockPolicies, ConcurrentRandom, ::testing::ValuesIn(sync::kLockPolicies),
+                         [](const auto& info) {
+                           std::string name(sync::to_string(info.param));
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace cused::core::test

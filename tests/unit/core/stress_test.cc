@@ -13,8 +13,16 @@
 namespace cused::core::test {
 namespace {
 
-class StressTest : public World {
+// Every lock_policy= of the proc and node locks (docs/locking.md).
+class StressTest : public World, public ::testing::WithParamInterface<sync::LockPolicy> {
  protected:
+  StressTest() : World(with_policy(GetParam())) {}
+  static DeviceOptions with_policy(sync::LockPolicy policy) {
+    DeviceOptions options;
+    options.lock_policy = policy;
+    return options;
+  }
+
   // A pool thread of the manager: echoes every call's payload back in the reply, alternating
   // the legacy flow and TF_DEFER_COMPLETE, frees oneway buffers, until stopped.
   void serve(pid_t tid, std::atomic<bool>& stop, std::atomic<int>& oneways) {
@@ -74,7 +82,7 @@ class StressTest : public World {
 
 // S4.4 / S4.5 / S9.9 under concurrency: every reply carries exactly its call's payload, every
 // oneway arrives, nothing stays allocated.
-TEST_F(StressTest, ConcurrentCallsRepliesAndOneways_S4) {
+TEST_P(StressTest, ConcurrentCallsRepliesAndOneways_S4) {
   constexpr int kCallers = 4, kPool = 3, kCalls = 150;
   std::atomic<bool> stop{false};
   std::atomic<int> oneways{0};
@@ -103,6 +111,13 @@ TEST_F(StressTest, ConcurrentCallsRepliesAndOneways_S4) {
   EXPECT_EQ(sm.proc().counts().buffers, 0u);
   EXPECT_EQ(sm.proc().counts().outstanding_txns, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(LockPolicies, StressTest, ::testing::ValuesIn(sync::kLockPolicies),
+                         [](const auto& info) {
+                           std::string name(sync::to_string(info.param));
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace cused::core::test
