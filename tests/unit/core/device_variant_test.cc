@@ -1,0 +1,66 @@
+// The variant spec of DESIGN.md section 5 (`--device NAME:SPEC`, binder-control, binderctl).
+#include "core/device_variant.h"
+
+#include <gtest/gtest.h>
+
+namespace cused::core {
+namespace {
+
+DeviceOptions parsed(std::string_view spec, DeviceOptions base = {}) {
+  auto result = parse_device_variant(spec, base);
+  if (auto* error = std::get_if<VariantSpecError>(&result)) ADD_FAILURE() << error->message;
+  return std::get_if<DeviceOptions>(&result) ? std::get<DeviceOptions>(result) : base;
+}
+
+std::string error_of(std::string_view spec) {
+  auto result = parse_device_variant(spec);
+  auto* error = std::get_if<VariantSpecError>(&result);
+  return error ? error->message : "(accepted)";
+}
+
+TEST(DeviceVariant, EveryKeySetsItsField) {
+  DeviceOptions options =
+      parsed("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off");
+  EXPECT_EQ(options.alloc.lock, alloc::LockVariant::spin_install);
+  EXPECT_EQ(options.alloc.pages, alloc::PageTableVariant::lazy);
+  EXPECT_EQ(options.lock_policy, sync::LockPolicy::kHandoff);
+  EXPECT_FALSE(options.defer_complete);
+}
+
+TEST(DeviceVariant, KeysNotGivenKeepTheBase) {
+  DeviceOptions base;
+  base.alloc.lock = alloc::LockVariant::spin;
+  base.defer_complete = false;
+  DeviceOptions options = parsed("pages=lazy", base);
+  EXPECT_EQ(options.alloc.lock, alloc::LockVariant::spin);
+  EXPECT_EQ(options.alloc.pages, alloc::PageTableVariant::lazy);
+  EXPECT_FALSE(options.defer_complete);
+}
+
+TEST(DeviceVariant, PrintedFormParsesBack) {
+  DeviceOptions options = parsed("alloc_lock=spin,lock_policy=steal");
+  EXPECT_EQ(to_string(options), "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on");
+  DeviceOptions again = parsed(to_string(options));
+  EXPECT_EQ(again.alloc, options.alloc);
+  EXPECT_EQ(again.lock_policy, options.lock_policy);
+  EXPECT_EQ(again.defer_complete, options.defer_complete);
+}
+
+TEST(DeviceVariant, BadInputNamesTheProblem) {
+  EXPECT_NE(error_of("alloc_lock=rwlock").find("mutex|spin|spin-install"), std::string::npos);
+  EXPECT_NE(error_of("colour=blue").find("unknown variant key 'colour'"), std::string::npos);
+  EXPECT_NE(error_of("pages").find("not key=value"), std::string::npos);
+  EXPECT_NE(error_of("defer_complete=yes").find("on|off"), std::string::npos);
+}
+
+TEST(DeviceVariant, DeviceSpecSplitsAtTheFirstColon) {
+  DeviceSpec plain = split_device_spec("hwbinder");
+  EXPECT_EQ(plain.name, "hwbinder");
+  EXPECT_EQ(plain.variant, "");
+  DeviceSpec with = split_device_spec("fast:alloc_lock=spin,pages=lazy");
+  EXPECT_EQ(with.name, "fast");
+  EXPECT_EQ(with.variant, "alloc_lock=spin,pages=lazy");
+}
+
+}  // namespace
+}  // namespace cused::core
