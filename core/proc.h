@@ -120,6 +120,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   BufferFile& buffers() { return *buffers_; }
   Device& device() { return *device_; }
   alloc::Allocator& allocator() { return alloc_; }
+  // The device's variant when this proc opened (DESIGN.md section 5): what stats and logs print.
+  const DeviceOptions& options() const { return options_; }
 
   void ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion);
   // The frontend saw an interrupt for `tid`'s outstanding request (after marking it interrupted).
@@ -307,6 +309,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
   Context& context_;
   const pid_t pid_;
   const uid_t euid_;
+  const DeviceOptions options_;
   const bool defer_complete_;
   const std::shared_ptr<SecurityLabelSource> labels_;
   // S4.9: the kernel labels a sender by the credentials its proc was opened with; cused reads the
