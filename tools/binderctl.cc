@@ -146,6 +146,7 @@ int print_log(const std::string& mount, const std::string& file) {
 int main(int argc, char** argv) {
   CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
   app.require_subcommand(1);
+  app.fallthrough();  // --mount also after the command: `binderctl list --mount DIR`
   std::string mount_option;
   app.add_option("--mount", mount_option,
                  "cused's mount (default: the one cused mount in /proc/mounts)");
