@@ -173,11 +173,13 @@ void DebugPrint::print_node(std::string& out, Node& node) {
 void DebugPrint::print_refs(std::string& out, Proc& proc) {
   sync::LockGuard guard(proc.outer_lock_);
   for (const auto& [desc, ref] : proc.refs_by_desc_) {
+    assume_same_lock(proc.outer_lock_, ref->outer_lock);
+    const std::uint32_t strong = ref->strong, weak = ref->weak;
     sync::LockGuard node_guard(ref->node_lock);
     assume_same_lock(ref->node_lock, ref->node->lock);
     binder_uintptr_t death = ref->death ? ref->death->cookie : 0;
     put(out, "  ref {}: desc {} {}node {} s {} w {} d {:016x}\n", ref->debug_id, ref->desc,
-        ref->node->proc ? "" : "dead ", ref->node->debug_id, ref->strong, ref->weak, death);
+        ref->node->proc ? "" : "dead ", ref->node->debug_id, strong, weak, death);
   }
 }
 
@@ -217,6 +219,7 @@ void DebugPrint::print_work(std::string& out, const Proc* proc, std::string_view
       return print_transaction(out, proc, transaction_prefix, static_cast<Transaction&>(work));
     case WorkType::kReturnError: {
       auto& error = static_cast<ErrorWork&>(work);
+      proc->assume_inner_locked();  // the caller's promise
       assume_same_lock(proc->inner_lock_, error.thread.inner_lock);
       put(out, "{}transaction error: {}\n", prefix, error.thread.error_cmd(error));
       return;
@@ -283,6 +286,7 @@ void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
     sync::LockGuard guard(proc.outer_lock_);
     std::uint64_t strong = 0, weak = 0;
     for (const auto& [desc, ref] : proc.refs_by_desc_) {
+      assume_same_lock(proc.outer_lock_, ref->outer_lock);
       strong += ref->strong;
       weak += ref->weak;
     }
