@@ -19,6 +19,7 @@
 
 #include "client/binder_device.h"
 #include "core/device_variant.h"
+#include "tests/binder_logs_text.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "uapi/binder.h"
 
@@ -40,23 +41,8 @@ std::set<std::string> list_dir(const std::string& path) {
   return names;
 }
 
-// The lines of the "proc <pid>" blocks of `text`.
-std::vector<std::string> proc_block(const std::string& text, pid_t pid) {
-  std::istringstream in(text);
-  std::vector<std::string> block;
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("proc ", 0) == 0) inside = line == "proc " + std::to_string(pid);
-    if (inside) block.push_back(line);
-  }
-  return block;
-}
-
-long value_of(const std::vector<std::string>& block, const std::string& key) {
-  for (const auto& line : block)
-    if (line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
-  return -1;
-}
+using testing::proc_block;
+using testing::value_of;
 
 int rename2(const std::string& from, const std::string& to, unsigned flags) {
   return static_cast<int>(

@@ -8,48 +8,16 @@
 
 #include "core/debug_print.h"
 #include "core/device_variant.h"
+#include "tests/binder_logs_text.h"
 #include "tests/unit/core/world.h"
 
 namespace cused::core::test {
 namespace {
 
-// The lines of `text` from "proc <pid>" up to the next proc block (or the end).
-std::vector<std::string> proc_block(const std::string& text, pid_t pid) {
-  std::istringstream in(text);
-  std::vector<std::string> block;
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("proc ", 0) == 0) inside = line == "proc " + std::to_string(pid);
-    if (inside) block.push_back(line);
-  }
-  return block;
-}
-
-// The lines of `block` that match `pattern` in full: each as the line and its capture groups.
-std::vector<std::vector<std::string>> matching(const std::vector<std::string>& block,
-                                               const std::string& pattern) {
-  std::regex re(pattern);
-  std::vector<std::vector<std::string>> found;
-  for (const auto& line : block) {
-    std::smatch m;
-    if (std::regex_match(line, m, re)) found.emplace_back(m.begin(), m.end());
-  }
-  return found;
-}
-
-// The number after `key` on the line that starts with it; -1 when no line does.
-long value_of(const std::vector<std::string>& block, const std::string& key) {
-  for (const auto& line : block)
-    if (line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
-  return -1;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using cused::testing::lines_of;
+using cused::testing::matching;
+using cused::testing::proc_block;
+using cused::testing::value_of;
 
 class LogsTest : public World {
  protected:
