@@ -16,6 +16,7 @@ int Proc::write_commands(Thread& thread, UserMemory& memory, binder_write_read& 
   while (!reader.at_end() && !return_error_pending(thread)) {
     std::uint32_t cmd = 0;
     if (reader.read(cmd)) return -EFAULT;
+    count_command(*this, cmd);
     if (int ret = run_command(thread, cmd, reader, caller_euid)) return ret;
     bwr.write_consumed = reader.position() - start;
   }

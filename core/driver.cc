@@ -1,5 +1,8 @@
 #include "core/driver.h"
 
+#include <algorithm>
+
+#include "core/node.h"
 #include "core/proc.h"
 
 namespace cused::core {
@@ -31,6 +34,32 @@ std::vector<std::shared_ptr<Proc>> Driver::procs_of(pid_t pid) const {
 std::size_t Driver::proc_count() const {
   sync::LockGuard guard(procs_lock_);
   return procs_.size();
+}
+
+std::vector<std::shared_ptr<Proc>> Driver::procs() const {
+  std::vector<std::shared_ptr<Proc>> found;
+  {
+    sync::LockGuard guard(procs_lock_);
+    for (const auto& [key, weak] : procs_)
+      if (auto proc = weak.lock()) found.push_back(std::move(proc));
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a->pid() < b->pid(); });
+  return found;
+}
+
+void Driver::add_dead_node(const std::shared_ptr<Node>& node) {
+  sync::LockGuard guard(dead_nodes_lock_);
+  std::erase_if(dead_nodes_, [](const std::weak_ptr<Node>& weak) { return weak.expired(); });
+  dead_nodes_.push_back(node);
+}
+
+std::vector<std::shared_ptr<Node>> Driver::dead_nodes() {
+  std::vector<std::shared_ptr<Node>> alive;
+  sync::LockGuard guard(dead_nodes_lock_);
+  for (const auto& weak : dead_nodes_)
+    if (auto node = weak.lock()) alive.push_back(std::move(node));
+  return alive;
 }
 
 }  // namespace cused::core

@@ -12,9 +12,12 @@
 
 #include "core/alloc/page_lru.h"
 #include "core/locks.h"
+#include "core/stats.h"
+#include "core/transaction_log.h"
 
 namespace cused::core {
 
+class Node;
 class Proc;
 
 class Driver {
@@ -36,12 +39,27 @@ class Driver {
   // Live procs opened by thread group `pid`, on any device (S2.10, S2.11).
   std::vector<std::shared_ptr<Proc>> procs_of(pid_t pid) const CUSED_EXCLUDES(procs_lock_);
   std::size_t proc_count() const CUSED_EXCLUDES(procs_lock_);
+  // Every live proc of every device, by pid (what binder_logs walks).
+  std::vector<std::shared_ptr<Proc>> procs() const CUSED_EXCLUDES(procs_lock_);
+
+  // binder_logs (S10.6): the global counters, the transaction rings and the dead nodes.
+  const std::shared_ptr<Stats>& stats() const { return stats_; }
+  TransactionLog& transaction_log() { return transaction_log_; }
+  TransactionLog& failed_transaction_log() { return failed_transaction_log_; }
+  // A node whose owner died while refs still held it (binder_dead_nodes): listed while it lives.
+  void add_dead_node(const std::shared_ptr<Node>& node) CUSED_EXCLUDES(dead_nodes_lock_);
+  std::vector<std::shared_ptr<Node>> dead_nodes() CUSED_EXCLUDES(dead_nodes_lock_);
 
  private:
   std::atomic<int> last_id_{0};
   alloc::PageLru page_lru_;
   mutable ProcsLock procs_lock_;
   std::map<const Proc*, std::weak_ptr<Proc>> procs_ CUSED_GUARDED_BY(procs_lock_);
+  const std::shared_ptr<Stats> stats_ = std::make_shared<Stats>();
+  TransactionLog transaction_log_;
+  TransactionLog failed_transaction_log_;
+  sync::SpinLock dead_nodes_lock_;  // binder_dead_nodes_lock
+  std::vector<std::weak_ptr<Node>> dead_nodes_ CUSED_GUARDED_BY(dead_nodes_lock_);
 };
 
 }  // namespace cused::core

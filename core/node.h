@@ -11,6 +11,7 @@
 
 #include "core/locks.h"
 #include "core/ref.h"
+#include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -63,6 +64,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // This node is its context's manager (read without the context lock, as the kernel does, to
   // pick desc 0 and allow the manager's first strong ref, S6.2).
   std::atomic<bool> is_context_manager{false};
+  ObjCounter counter;  // S10.6 `stats`: node
 
   // S6.5: what userspace should hold, from the counters.
   bool wants_strong() const CUSED_REQUIRES(lock) {

@@ -24,7 +24,9 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       alloc_(*buffers_, options.alloc, driver_.page_lru(), alloc::AllocatorOptions{opener.pid, {}}),
       lock_policy_(options.lock_policy),
       outer_lock_(lock_policy_),
-      inner_lock_(lock_policy_) {}
+      inner_lock_(lock_policy_) {
+  count_object(*this, counter_, ObjStat::kProc);
+}
 
 // Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
 // left is the buffer space, which the allocator frees with itself.
@@ -34,7 +36,10 @@ std::shared_ptr<Thread> Proc::get_thread(pid_t tid) {
   sync::LockGuard guard(inner_lock_);
   if (is_dead_) return nullptr;
   auto& slot = threads_[tid];
-  if (!slot) slot = std::make_shared<Thread>(shared_from_this(), inner_lock_, tid);
+  if (!slot) {
+    slot = std::make_shared<Thread>(shared_from_this(), inner_lock_, tid);
+    count_object(*this, slot->counter, ObjStat::kThread);
+  }
   return slot;
 }
 

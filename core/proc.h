@@ -27,6 +27,7 @@
 #include "core/locks.h"
 #include "core/node.h"
 #include "core/ref.h"
+#include "core/stats.h"
 #include "core/thread.h"
 #include "core/transaction.h"
 #include "core/user_memory.h"
@@ -54,6 +55,8 @@ inline constexpr unsigned kPollErr = 0x8;  // EPOLLERR
 struct TxnError {
   std::uint32_t br = 0;
   std::int32_t param = 0;
+  // Where the failure was decided (the kernel's return_error_line, S10.6 transaction logs).
+  std::uint32_t line = __builtin_LINE();
   explicit operator bool() const { return br != 0; }
 };
 
@@ -122,6 +125,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   alloc::Allocator& allocator() { return alloc_; }
   // The device's variant when this proc opened (DESIGN.md section 5): what stats and logs print.
   const DeviceOptions& options() const { return options_; }
+  // This proc's BC_/BR_ counters (S10.6 `stats`).
+  Stats& stats() { return stats_; }
 
   void ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion);
   // The frontend saw an interrupt for `tid`'s outstanding request (after marking it interrupted).
@@ -152,6 +157,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
 
  private:
   friend class Device;
+  friend class DebugPrint;  // binder_logs (debug_print.cc) reads the proc as the kernel does
   using WaitingList = boost::intrusive::list<
       Thread, boost::intrusive::member_hook<Thread, WaitingHook, &Thread::waiting_hook>,
       boost::intrusive::constant_time_size<false>>;
@@ -322,6 +328,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);
   alloc::Allocator alloc_;
   std::atomic<bool> released_{false};
+  Stats stats_;
+  ObjCounter counter_;
 
   const sync::LockPolicy lock_policy_;  // of the proc's locks and its nodes'
   mutable OuterLock outer_lock_;

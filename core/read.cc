@@ -20,6 +20,13 @@ std::span<const std::byte> bytes_of(const T& value) {
   return std::as_bytes(std::span<const T, 1>(&value, 1));
 }
 
+// binder_stat_br: every BR_ code a read returns is counted (S10.6 `stats`), but the BR_NOOP that
+// opens a read.
+void put_return(Proc& proc, PendingRead& read, std::uint32_t cmd) {
+  count_return(proc, cmd);
+  read.put(cmd);
+}
+
 }  // namespace
 
 void Proc::start_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read) {
@@ -98,13 +105,13 @@ Proc::ReadStep Proc::emit_next(Thread& thread, PendingRead& read, bool wait_for_
         break;
       case WorkType::kReturnError: {
         std::uint32_t& slot = thread.error_cmd(work.as<ErrorWork>());
-        read.put(std::exchange(slot, std::uint32_t{BR_OK}));
+        put_return(*this, read, std::exchange(slot, std::uint32_t{BR_OK}));
         return ReadStep::kContinue;
       }
       case WorkType::kTransactionComplete:
       case WorkType::kTransactionPending:
       case WorkType::kTransactionOnewaySpamSuspect:
-        read.put(completion_code(work->type));
+        put_return(*this, read, completion_code(work->type));
         return ReadStep::kContinue;
       case WorkType::kDeadBinder:
       case WorkType::kDeadBinderAndClear:
@@ -113,8 +120,9 @@ Proc::ReadStep Proc::emit_next(Thread& thread, PendingRead& read, bool wait_for_
         bool clear_done = work->type == WorkType::kClearDeathNotification;
         // A delivered death waits on delivered_death_ for BC_DEAD_BINDER_DONE (S7.2).
         if (!clear_done) delivered_death_.push_back(death);
-        read.put(clear_done ? std::uint32_t{BR_CLEAR_DEATH_NOTIFICATION_DONE}
-                            : std::uint32_t{BR_DEAD_BINDER});
+        put_return(*this, read,
+                   clear_done ? std::uint32_t{BR_CLEAR_DEATH_NOTIFICATION_DONE}
+                              : std::uint32_t{BR_DEAD_BINDER});
         read.put(death.cookie);
         // S3.2 step 6: userspace may want to transact in response to a death.
         return clear_done ? ReadStep::kContinue : ReadStep::kDone;
@@ -169,7 +177,7 @@ Proc::ReadStep Proc::emit_node_work(PendingRead& read, Node& node) {
     }
   }
   auto put_node_cmd = [&](std::uint32_t cmd) {
-    read.put(cmd);
+    put_return(*this, read, cmd);
     read.put(binder_ptr_cookie{node.ptr, node.cookie});
   };
   if (weak && !had_weak) put_node_cmd(BR_INCREFS);
@@ -210,7 +218,7 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
     cmd = BR_TRANSACTION_SEC_CTX;
     size = sizeof(tr);
   }
-  read.put(cmd);
+  put_return(*this, read, cmd);
   read.put(&tr, size);
   if (read.flush()) {
     // S3.2 step 7: a transaction that cannot be copied out fails back to its sender.
@@ -243,6 +251,7 @@ void Proc::maybe_spawn_looper(Thread& thread, PendingRead& read) {
     requested_threads_++;
   }
   const std::uint32_t spawn = BR_SPAWN_LOOPER;
+  count_return(*this, spawn);
   if (read.out_start == 0 && read.out.size() >= sizeof spawn) {
     std::memcpy(read.out.data(), &spawn, sizeof spawn);
   } else {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/locks.h"
+#include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -21,6 +22,7 @@ class Death final : public Work, public std::enable_shared_from_this<Death> {
  public:
   explicit Death(binder_uintptr_t cookie) : Work(WorkType::kDeadBinder), cookie(cookie) {}
   const binder_uintptr_t cookie;
+  ObjCounter counter;  // S10.6 `stats`: death
 
  protected:
   std::shared_ptr<void> owner() override { return shared_from_this(); }
@@ -50,6 +52,7 @@ class Ref {
   std::shared_ptr<Death> death CUSED_GUARDED_BY(node_lock);
   // Entry in node->refs.
   RefHook node_entry;
+  ObjCounter counter;  // S10.6 `stats`: ref
 };
 
 using RefList =

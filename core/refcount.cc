@@ -139,6 +139,7 @@ NodeTmpRef Proc::new_node(const flat_binder_object* fp) {
   auto node = std::make_shared<Node>(driver_.next_debug_id(), shared_from_this(), fp, lock_policy_);
   sync::LockGuard guard(inner_lock_);
   auto [it, inserted] = nodes_.emplace(ptr, node);
+  if (inserted) count_object(*this, node->counter, ObjStat::kNode);
   it->second->tmp_refs++;
   return NodeTmpRef(it->second);
 }
@@ -170,6 +171,7 @@ Ref& Proc::ref_for_node(Node& node) {
   auto ref = std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
                                    node.shared_from_this(), node.lock, desc);
   Ref& added = *ref;
+  count_object(*this, added.counter, ObjStat::kRef);
   refs_by_desc_.emplace(desc, std::move(ref));
   refs_by_node_.emplace(&node, &added);
   sync::LockGuard guard(node.lock);

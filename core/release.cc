@@ -92,6 +92,7 @@ void Proc::release_node(const std::shared_ptr<Node>& node) {
     holder.todo_.push_back(*ref.death);
     holder.wakeup_proc();
   }
+  if (!node->refs.empty()) driver_.add_dead_node(node);
 }
 
 void Proc::release_threads() {

@@ -13,6 +13,7 @@
 
 #include "core/completion.h"
 #include "core/locks.h"
+#include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -98,6 +99,7 @@ class Thread : public std::enable_shared_from_this<Thread> {
   WaitingHook waiting_hook;
   std::unique_ptr<PendingRead> parked CUSED_GUARDED_BY(inner_lock);
   std::shared_ptr<PollWaiter> poll_waiter CUSED_GUARDED_BY(inner_lock);
+  ObjCounter counter;  // S10.6 `stats`: thread
 
   std::uint32_t& error_cmd(const ErrorWork& slot) CUSED_REQUIRES(inner_lock) {
     return slot.reply_slot ? reply_error_cmd : return_error_cmd;

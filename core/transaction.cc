@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/align.h"
+#include "core/debug_print.h"
 #include "core/driver.h"
 #include "core/proc.h"
 #include "core/txn_plan.h"
@@ -47,6 +48,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction
   }
   plan.t = std::make_shared<Transaction>(
       Transaction::Params{debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply});
+  count_object(*this, plan.t->counter, ObjStat::kTransaction);
   if (!reply && !(tr.flags & TF_ONE_WAY)) {
     sync::LockGuard guard(plan.t->lock);
     plan.t->from = thread.shared_from_this();
@@ -62,9 +64,11 @@ void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction
     }
     plan.t->target_node = plan.target_node.shared();
     plan.tcomplete = std::make_shared<CompleteWork>();
+    count_object(*this, plan.tcomplete->counter, ObjStat::kTransactionComplete);
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
   }
   if (!error) error = deliver(thread, plan);
+  DebugPrint::record_transaction(*this, thread.tid, tr, plan, error);
   if (error) fail_transaction(thread, plan, error);
 }
 

@@ -4,11 +4,13 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/locks.h"
+#include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -46,6 +48,7 @@ struct BufferState {
 class CompleteWork final : public Work, public std::enable_shared_from_this<CompleteWork> {
  public:
   CompleteWork() : Work(WorkType::kTransactionComplete) {}
+  ObjCounter counter;  // S10.6 `stats`: transaction_complete
 
  protected:
   std::shared_ptr<void> owner() override { return shared_from_this(); }
@@ -77,6 +80,9 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
   std::shared_ptr<Node> target_node;         // null for replies
   std::shared_ptr<Transaction> from_parent;  // the sender's stack below this call
   binder_uintptr_t security_ctx = 0;         // receiver address of the label (S4.9)
+  // S10.6: the logs show how long a transaction has been in flight.
+  const std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
+  ObjCounter counter;  // S10.6 `stats`: transaction
 
   mutable TxnLock lock;
   std::shared_ptr<Thread> from CUSED_GUARDED_BY(lock);  // the waiting sender (sync calls)

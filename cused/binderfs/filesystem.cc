@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <sys/stat.h>
 
@@ -41,6 +42,11 @@ constexpr unsigned kMaxRequestPayload = 8192;
 Filesystem& self(fuse_req_t req) { return *static_cast<Filesystem*>(fuse_req_userdata(req)); }
 OpenFile& file_of(fuse_file_info* fi) { return *reinterpret_cast<OpenFile*>(fi->fh); }
 
+// Names in the root that are not devices.
+bool reserved_name(const std::string& name) {
+  return name == kControlName || name == kFeaturesName || name == LogsDir::kName;
+}
+
 // What the VFS refuses as a name (binderfs answers EACCES for these, S10.3).
 bool valid_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
@@ -49,7 +55,9 @@ bool valid_name(const std::string& name) {
 }  // namespace
 
 Filesystem::Filesystem(FilesystemOptions options)
-    : options_(std::move(options)), next_device_ino_(kFirstDeviceIno) {
+    : options_(std::move(options)),
+      next_device_ino_(kFirstDeviceIno),
+      logs_(core::Driver::shared_default(), [this] { return live_devices(); }) {
   for (const auto& name : options_.devices) {
     auto variant = options_.variants.find(name);
     if (int err = add_device(
@@ -72,13 +80,12 @@ void Filesystem::release_all() {
 }
 
 int Filesystem::add_device(const std::string& name, const core::DeviceOptions& variant) {
-  if (!valid_name(name) || name == kControlName || name == kFeaturesName) {
-    return name == kControlName || name == kFeaturesName ? -EEXIST : -EACCES;
-  }
+  if (!valid_name(name) || reserved_name(name)) return reserved_name(name) ? -EEXIST : -EACCES;
   sync::LockGuard guard(lock_);
-  if (devices_.size() >= options_.max_devices) return -ENOSPC;
-  for (const auto& entry : devices_)
-    if (entry.name == name) return -EEXIST;
+  auto live = std::count_if(devices_.begin(), devices_.end(),
+                            [](const DeviceEntry& entry) { return !entry.unlinked; });
+  if (static_cast<std::size_t>(live) >= options_.max_devices) return -ENOSPC;
+  if (find_device(name)) return -EEXIST;
   devices_.push_back(
       {name, std::make_shared<core::Device>(name, variant), kFirstListingIno + devices_.size()});
   return 0;
@@ -86,16 +93,30 @@ int Filesystem::add_device(const std::string& name, const core::DeviceOptions& v
 
 std::shared_ptr<core::Device> Filesystem::device(const std::string& name) const {
   sync::LockGuard guard(lock_);
-  for (const auto& entry : devices_)
-    if (entry.name == name) return entry.device;
-  return nullptr;
+  auto index = find_device(name);  // an unlinked device is no longer reachable by name (S10.4)
+  return index ? devices_[*index].device : nullptr;
 }
 
 std::vector<std::string> Filesystem::device_names() const {
   sync::LockGuard guard(lock_);
   std::vector<std::string> names;
-  for (const auto& entry : devices_) names.push_back(entry.name);
+  for (const auto& entry : devices_)
+    if (!entry.unlinked) names.push_back(entry.name);
   return names;
+}
+
+std::optional<std::size_t> Filesystem::find_device(const std::string& name) const {
+  for (std::size_t i = 0; i < devices_.size(); ++i)
+    if (!devices_[i].unlinked && devices_[i].name == name) return i;
+  return std::nullopt;
+}
+
+std::vector<std::shared_ptr<core::Device>> Filesystem::live_devices() const {
+  sync::LockGuard guard(lock_);
+  std::vector<std::shared_ptr<core::Device>> live;
+  for (const auto& entry : devices_)
+    if (!entry.unlinked) live.push_back(entry.device);
+  return live;
 }
 
 std::size_t Filesystem::open_procs() const {
@@ -111,6 +132,7 @@ void Filesystem::for_each_proc_of(pid_t pid, const std::function<void(core::Proc
 }
 
 Filesystem::Resolved Filesystem::resolve(fuse_ino_t ino) const {
+  if (LogsDir::owns(ino)) return {Kind::kLogs};
   if (ino == kRootIno) return {Kind::kRoot};
   if (ino == kControlIno) return {Kind::kControl};
   if (ino == kFeaturesIno) return {Kind::kFeaturesDir};
@@ -125,6 +147,7 @@ Filesystem::Resolved Filesystem::resolve(fuse_ino_t ino) const {
 }
 
 bool Filesystem::fill_attr(fuse_ino_t ino, struct stat& st) const {
+  if (LogsDir::owns(ino)) return logs_.fill_attr(ino, st);
   st = {};
   st.st_ino = ino;
   st.st_nlink = 1;
@@ -147,6 +170,7 @@ bool Filesystem::fill_attr(fuse_ino_t ino, struct stat& st) const {
       st.st_uid = options_.device_attributes.uid;
       st.st_gid = options_.device_attributes.gid;
       return true;
+    case Kind::kLogs:
     case Kind::kNone:
       return false;
   }
@@ -163,7 +187,14 @@ fuse_ino_t Filesystem::new_device_inode(std::size_t device_index) {
 void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   fuse_entry_param entry{};
   std::string wanted(name);
-  if (parent == kFeaturesIno) {
+  if (LogsDir::owns(parent)) {
+    auto ino = logs_.lookup(parent, wanted);
+    if (!ino) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    entry.ino = *ino;
+    entry.entry_timeout = entry.attr_timeout = 0;  // proc/<pid> come and go
+    fill_attr(entry.ino, entry.attr);
+    return static_cast<void>(fuse_reply_entry(req, &entry));
+  } else if (parent == kFeaturesIno) {
     auto features = core::features();
     auto it = std::find(features.begin(), features.end(), wanted);
     if (it == features.end()) return static_cast<void>(fuse_reply_err(req, ENOENT));
@@ -174,12 +205,13 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     entry.ino = kControlIno;
   } else if (wanted == kFeaturesName) {
     entry.ino = kFeaturesIno;
+  } else if (wanted == LogsDir::kName) {
+    entry.ino = LogsDir::kDirIno;
   } else {
     std::optional<std::size_t> index;
     {
       sync::LockGuard guard(lock_);
-      for (std::size_t i = 0; i < devices_.size(); ++i)
-        if (devices_[i].name == wanted) index = i;
+      index = find_device(wanted);
     }
     if (!index) return static_cast<void>(fuse_reply_err(req, ENOENT));
     // A fresh inode per lookup, never cached: passthrough takes one backing file per inode.
@@ -216,13 +248,16 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t
   if (ino == kRootIno) {
     entries.push_back({kControlName, kControlIno, S_IFREG});
     entries.push_back({kFeaturesName, kFeaturesIno, S_IFDIR});
+    entries.push_back({LogsDir::kName, LogsDir::kDirIno, S_IFDIR});
     sync::LockGuard guard(lock_);
     for (const auto& device : devices_)
-      entries.push_back({device.name, device.listing_ino, S_IFREG});
+      if (!device.unlinked) entries.push_back({device.name, device.listing_ino, S_IFREG});
   } else if (ino == kFeaturesIno) {
     auto features = core::features();
     for (std::size_t i = 0; i < features.size(); ++i)
       entries.push_back({std::string(features[i]), kFirstFeatureIno + i, S_IFREG});
+  } else if (auto logs = logs_.list(ino)) {
+    for (auto& entry : *logs) entries.push_back({std::move(entry.name), entry.ino, entry.type});
   } else {
     return static_cast<void>(fuse_reply_err(req, ENOTDIR));
   }
@@ -261,6 +296,8 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       fi->fh = 0;
       fuse_reply_open(req, fi);
       return;
+    case Kind::kLogs:
+      return logs_.open(req, ino, fi);
     case Kind::kRoot:
     case Kind::kFeaturesDir:
       return static_cast<void>(fuse_reply_err(req, EISDIR));
@@ -307,7 +344,9 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
   fuse_reply_open(req, fi);
 }
 
-void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset) {
+void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset,
+                      fuse_file_info* fi) {
+  if (LogsDir::owns(ino)) return logs_.read(req, size, offset, fi);
   Resolved what = resolve(ino);
   if (what.kind != Kind::kFeature) return static_cast<void>(fuse_reply_err(req, EINVAL));
   std::string_view content = kFeatureContent;
@@ -355,6 +394,51 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
   file.proc()->ioctl(request, std::move(completion));
 }
 
+// binderfs_unlink (S10.4): binder-control stays; a device leaves the namespace but lives on in
+// the procs that have it open. The read-only directories have no unlink (EPERM).
+void Filesystem::unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (parent != kRootIno) return static_cast<void>(fuse_reply_err(req, EPERM));
+  std::string wanted(name);
+  if (wanted == kControlName) return static_cast<void>(fuse_reply_err(req, EPERM));
+  if (wanted == kFeaturesName || wanted == LogsDir::kName)
+    return static_cast<void>(fuse_reply_err(req, EISDIR));
+  sync::LockGuard guard(lock_);
+  auto index = find_device(wanted);
+  if (!index) return static_cast<void>(fuse_reply_err(req, ENOENT));
+  devices_[*index].unlinked = true;
+  fuse_reply_err(req, 0);
+}
+
+// binderfs_rename (S10.4): simple_rename within the root, except that binder-control can be
+// neither source nor target (EPERM). features/ and binder_logs/ stay where they are (EPERM).
+void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+                        const char* newname, unsigned flags) {
+  int err =
+      (parent != kRootIno || newparent != kRootIno) ? -EPERM : rename_device(name, newname, flags);
+  fuse_reply_err(req, -err);
+}
+
+int Filesystem::rename_device(const std::string& from, const std::string& to, unsigned flags) {
+  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE | RENAME_EXCHANGE)) return -EINVAL;
+  if (from == kControlName || to == kControlName) return -EPERM;
+  if (reserved_name(from)) return -EPERM;
+  sync::LockGuard guard(lock_);
+  auto source = find_device(from);
+  if (!source) return -ENOENT;
+  if (reserved_name(to)) return -EISDIR;  // a device onto a directory
+  auto target = find_device(to);
+  if (flags & RENAME_EXCHANGE) {
+    if (!target) return -ENOENT;
+    std::swap(devices_[*source].name, devices_[*target].name);
+    return 0;
+  }
+  if (target && (flags & RENAME_NOREPLACE)) return -EEXIST;
+  if (target == source) return 0;
+  if (target) devices_[*target].unlinked = true;  // the old target's procs keep it
+  devices_[*source].name = to;
+  return 0;
+}
+
 void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
   std::unique_ptr<core::PollWaiter> waiter;
   if (ph) waiter = std::make_unique<FusePollWaiter>(ph);
@@ -395,17 +479,36 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fus
   self(req).readdir(req, ino, size, off);
 }
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) { self(req).open(req, ino, fi); }
-void op_read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info*) {
-  self(req).read(req, ino, size, off);
+void op_read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info* fi) {
+  self(req).read(req, ino, size, off, fi);
 }
-void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { self(req).flush(req, fi); }
-void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { self(req).release(req, fi); }
-void op_ioctl(fuse_req_t req, fuse_ino_t, unsigned cmd, void*, fuse_file_info* fi, unsigned,
+// binder_logs files carry a snapshot as their handle, not an OpenFile.
+void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (LogsDir::owns(ino)) return static_cast<void>(fuse_reply_err(req, 0));
+  self(req).flush(req, fi);
+}
+void op_release(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (LogsDir::owns(ino)) return self(req).logs().release(req, fi);
+  self(req).release(req, fi);
+}
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void*, fuse_file_info* fi, unsigned,
               const void* in, std::size_t in_size, std::size_t out_size) {
+  if (LogsDir::owns(ino)) return static_cast<void>(fuse_reply_err(req, ENOTTY));
   self(req).ioctl(req, cmd, fi, in, in_size, out_size);
 }
-void op_poll(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, fuse_pollhandle* ph) {
+void op_poll(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, fuse_pollhandle* ph) {
+  if (LogsDir::owns(ino)) {
+    if (ph) fuse_pollhandle_destroy(ph);
+    return static_cast<void>(fuse_reply_poll(req, POLLIN));
+  }
   self(req).poll(req, fi, ph);
+}
+void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  self(req).unlink(req, parent, name);
+}
+void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+               const char* newname, unsigned flags) {
+  self(req).rename(req, parent, name, newparent, newname, flags);
 }
 
 fuse_lowlevel_ops make_operations() {
@@ -422,6 +525,8 @@ fuse_lowlevel_ops make_operations() {
   ops.release = op_release;
   ops.ioctl = op_ioctl;
   ops.poll = op_poll;
+  ops.unlink = op_unlink;
+  ops.rename = op_rename;
   return ops;
 }
 

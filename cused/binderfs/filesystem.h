@@ -1,6 +1,7 @@
 // The binderfs look-alike served over FUSE (S10): the root with one node per binder device,
-// `binder-control`, and `features/`. Device nodes are regular files to FUSE (a character device
-// inode would be opened by the kernel's own driver, not by us); everything else behaves as
+// `binder-control`, `features/` and `binder_logs/` (logs_dir.h). Devices can be unlinked and
+// renamed (S10.4); binder-control cannot. Device nodes are regular files to FUSE (a character
+// device inode would be opened by the kernel's own driver, not by us); everything else behaves as
 // binderfs does.
 //
 // Every open of a device node creates a core proc with its own memfd, registered as the file's
@@ -16,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@
 #include "core/sync/mutex.h"
 #include "cused/binderfs/fuse.h"
 #include "cused/binderfs/interrupt_worker.h"
+#include "cused/binderfs/logs_dir.h"
 
 namespace cused::binderfs {
 
@@ -84,24 +87,30 @@ class Filesystem {
   void getattr(fuse_req_t req, fuse_ino_t ino);
   void readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset);
   void open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
-  void read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset);
+  void read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset, fuse_file_info* fi);
   void flush(fuse_req_t req, fuse_file_info* fi);
   void release(fuse_req_t req, fuse_file_info* fi);
   void ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in, std::size_t in_size,
              std::size_t out_size);
   void poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph);
+  // S10.4: a device lives on for the procs that have it open.
+  void unlink(fuse_req_t req, fuse_ino_t parent, const char* name);
+  void rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+              const char* newname, unsigned flags);
+  LogsDir& logs() { return logs_; }
 
  private:
   struct DeviceEntry {
     std::string name;
     std::shared_ptr<core::Device> device;
     fuse_ino_t listing_ino;  // the inode readdir shows; lookups hand out fresh ones
+    bool unlinked = false;   // S10.4: gone from the namespace, alive for its open procs
   };
   struct DeviceInode {
     std::size_t device_index;
     std::uint64_t lookups;
   };
-  enum class Kind { kRoot, kControl, kFeaturesDir, kFeature, kDevice, kNone };
+  enum class Kind { kRoot, kControl, kFeaturesDir, kFeature, kDevice, kLogs, kNone };
   struct Resolved {
     Kind kind = Kind::kNone;
     std::size_t index = 0;  // feature or device index
@@ -117,6 +126,10 @@ class Filesystem {
   void get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
   void set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
   void shrink_ioctl(fuse_req_t req);
+  // The device named `name` in the root, if there is one.
+  std::optional<std::size_t> find_device(const std::string& name) const CUSED_REQUIRES(lock_);
+  std::vector<std::shared_ptr<core::Device>> live_devices() const;
+  int rename_device(const std::string& from, const std::string& to, unsigned flags);
 
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
@@ -128,6 +141,7 @@ class Filesystem {
   std::map<fuse_ino_t, DeviceInode> device_inodes_ CUSED_GUARDED_BY(lock_);
   fuse_ino_t next_device_ino_ CUSED_GUARDED_BY(lock_);
   std::map<const OpenFile*, std::unique_ptr<OpenFile>> open_files_ CUSED_GUARDED_BY(lock_);
+  LogsDir logs_;
 };
 
 }  // namespace cused::binderfs

@@ -59,8 +59,9 @@ class BinderfsTest : public ::testing::Test {
 
 // S10.2: the initial content of a binderfs mount.
 TEST_F(BinderfsTest, S10_2_RootListsDevicesControlAndFeatures) {
-  EXPECT_EQ(list_dir(mount_.dir()), (std::set<std::string>{"binder", "hwbinder", "vndbinder",
-                                                           "binder-control", "features"}));
+  EXPECT_EQ(list_dir(mount_.dir()),
+            (std::set<std::string>{"binder", "hwbinder", "vndbinder", "binder-control", "features",
+                                   "binder_logs"}));
   struct stat st;
   ASSERT_EQ(stat(mount_.path("binder").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);

@@ -1,0 +1,239 @@
+// binder_logs (S10.6): the kernel's text formats, parsed back and checked against the state the
+// test built (threads, nodes, refs, buffers, pages, counters, transaction rings).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/debug_print.h"
+#include "core/device_variant.h"
+#include "tests/binder_logs_text.h"
+#include "tests/unit/core/world.h"
+
+namespace cused::core::test {
+namespace {
+
+using cused::testing::lines_of;
+using cused::testing::matching;
+using cused::testing::proc_block;
+using cused::testing::value_of;
+
+class LogsTest : public World {
+ protected:
+  Driver& driver() { return *env.driver; }
+  std::string stats() {
+    std::vector<std::shared_ptr<Device>> devices{env.device};
+    return DebugPrint::stats(driver(), devices);
+  }
+};
+
+// S10.6 `stats`: global counters, object counts, and per proc the numbers the test created.
+TEST_F(LogsTest, StatsCountCommandsReturnsAndObjects_S10_6) {
+  publish();
+  auto global = lines_of(stats());
+  ASSERT_FALSE(global.empty());
+  EXPECT_EQ(global[0], "binder stats:");
+  // publish(): the server's oneway, its two *_DONE; the manager's INCREFS/ACQUIRE/FREE_BUFFER.
+  EXPECT_EQ(value_of(global, "BC_TRANSACTION: "), 1);
+  EXPECT_EQ(value_of(global, "BC_INCREFS_DONE: "), 1);
+  EXPECT_EQ(value_of(global, "BC_FREE_BUFFER: "), 1);
+  EXPECT_EQ(value_of(global, "BR_TRANSACTION: "), 1);
+  EXPECT_EQ(value_of(global, "BR_TRANSACTION_COMPLETE: "), 1);
+  EXPECT_EQ(value_of(global, "BR_NOOP: "), -1);  // the read's opening BR_NOOP is not counted
+  EXPECT_EQ(matching(global, "proc: active 3 total 3").size(), 1u);
+  EXPECT_EQ(matching(global, "thread: active 6 total 6").size(), 1u);
+  // The manager's node and the service node; the manager's ref to the service.
+  EXPECT_EQ(matching(global, "node: active 2 total 2").size(), 1u);
+  EXPECT_EQ(matching(global, "ref: active 1 total 1").size(), 1u);
+  EXPECT_EQ(matching(global, "transaction: active 0 total 1").size(), 1u);
+  EXPECT_EQ(matching(global, "transaction_complete: active 0 total 1").size(), 1u);
+  EXPECT_EQ(matching(global, "device binder").size(), 1u);
+
+  auto server_block = proc_block(stats(), kServer);
+  EXPECT_EQ(value_of(server_block, "  BC_TRANSACTION: "), 1);
+  EXPECT_EQ(value_of(server_block, "  BR_INCREFS: "), 1);
+  EXPECT_EQ(value_of(server_block, "  BR_ACQUIRE: "), 1);
+  EXPECT_EQ(value_of(server_block, "  BC_FREE_BUFFER: "), -1);  // that was the manager's
+  auto sm_block = proc_block(stats(), kSm);
+  EXPECT_EQ(value_of(sm_block, "  BC_FREE_BUFFER: "), 1);
+  EXPECT_EQ(value_of(sm_block, "  BR_TRANSACTION: "), 1);
+}
+
+// S10.6 / S9.12: a proc's stats block, with a call in flight to the server.
+TEST_F(LogsTest, ProcStatsBlockMatchesTheState_S10_6) {
+  std::uint32_t handle = fetch(publish());
+  Call call = client.write_read(kClientMain, Commands().transaction(handle, 9, 0, Parcel().u32(7)));
+  read_now(server, kServerLooper);  // the server holds the call's buffer, unreplied
+  Call oneway = client.write_read(kClientOther, Commands().transaction(handle, 5, TF_ONE_WAY));
+
+  auto block = proc_block(stats(), kServer);
+  ASSERT_GE(block.size(), 3u);
+  EXPECT_EQ(block[1], "context binder");
+  EXPECT_EQ(block[2], "  variant: " + to_string(server.proc().options()));
+  EXPECT_EQ(value_of(block, "  threads: "), 2);
+  EXPECT_EQ(matching(block, "  requested threads: 0\\+0/0").size(), 1u);
+  EXPECT_EQ(value_of(block, "  nodes: "), 1);
+  EXPECT_EQ(matching(block, "  refs: 0 s 0 w 0").size(), 1u);  // handle 0 needs no ref
+  EXPECT_EQ(value_of(block, "  buffers: "), 2);  // the call being served, the queued oneway
+  EXPECT_EQ(value_of(block, "  pending transactions: "), 1);  // the oneway on the proc queue
+  auto pages = matching(block, "  pages: (\\d+):(\\d+):(\\d+)");
+  ASSERT_EQ(pages.size(), 1u);
+  alloc::AllocatorStats space = server.proc().allocator().stats();
+  EXPECT_EQ(std::stoul(pages[0][1]), space.pages.active);
+  EXPECT_EQ(std::stoul(pages[0][2]), space.pages.lru);
+  EXPECT_EQ(std::stoul(pages[0][3]), space.pages.free);
+  EXPECT_GE(space.pages.active, 1u);
+  EXPECT_EQ(std::stoul(pages[0][1]) + std::stoul(pages[0][2]) + std::stoul(pages[0][3]),
+            space.size / 4096);
+  EXPECT_EQ(value_of(block, "  pages high watermark: "), static_cast<long>(space.pages_high));
+  EXPECT_EQ(value_of(block, "  free async space "), static_cast<long>(space.free_async_space));
+  EXPECT_LT(space.free_async_space, space.size / 2);  // the queued oneway uses async space
+
+  auto client_block = proc_block(stats(), kClient);
+  EXPECT_EQ(matching(client_block, "  refs: 1 s 1 w 1").size(), 1u);  // `handle`, kept by fetch()
+  EXPECT_EQ(value_of(client_block, "  BC_TRANSACTION: "), 3);
+  (void)call;
+  (void)oneway;
+}
+
+// S10.6 `state`: the per-thread, node, ref and buffer lines of a call in flight, and that the ids
+// printed in them agree with each other.
+TEST_F(LogsTest, StateShowsTheCallInFlight_S10_6) {
+  std::uint32_t handle = fetch(publish());
+  Call call =
+      client.write_read(kClientMain, Commands().transaction(handle, 0x2a, 0, Parcel().u64(1)));
+  read_now(server, kServerLooper);
+  std::string text = DebugPrint::state(driver());
+  EXPECT_EQ(lines_of(text)[0], "binder state:");
+
+  auto server_block = proc_block(text, kServer);
+  const std::string txn =
+      "(\\d+): 0{16} from 200:201 to 300:301 code 2a flags 0 pri 0 a0 r1 "
+      "elapsed \\d+ms";
+  auto incoming = matching(
+      server_block, "    incoming transaction " + txn + " node (\\d+) size 8:0 offset ([0-9a-f]+)");
+  ASSERT_EQ(incoming.size(), 1u) << text;
+  auto nodes = matching(server_block,
+                        "  node (\\d+): u000000000000a000 c000000000000c000 hs 1 hw 1 ls 1 lw 0 "
+                        "is 2 iw 2 tr 0 proc (\\d+) (\\d+)");
+  // ls 1: the call's buffer holds a local strong ref (S6.7); is 2: two strong refs.
+  ASSERT_EQ(nodes.size(), 1u) << text;
+  EXPECT_EQ(incoming[0][2], nodes[0][1]);  // the call targets the service node
+  std::set<std::string> holders{nodes[0][2], nodes[0][3]};
+  EXPECT_EQ(holders, (std::set<std::string>{"100", "200"}));
+  auto threads = matching(server_block, "  thread (\\d+): l ([0-9a-f]{2}) need_return 0 tr 0");
+  EXPECT_EQ(threads.size(), 2u);
+  auto buffers =
+      matching(server_block, "  buffer (\\d+): ([0-9a-f]+) size 8:0:0 (active|delivered)");
+  ASSERT_EQ(buffers.size(), 1u) << text;
+  EXPECT_EQ(buffers[0][1], incoming[0][1]);  // the buffer carries the transaction's id
+  EXPECT_EQ(buffers[0][2], incoming[0][3]);
+  EXPECT_EQ(buffers[0][3], "active");
+
+  auto client_block = proc_block(text, kClient);
+  auto outgoing = matching(client_block, "    outgoing transaction " + txn);
+  ASSERT_EQ(outgoing.size(), 1u) << text;
+  EXPECT_EQ(outgoing[0][1], incoming[0][1]);
+  auto refs = matching(client_block, "  ref (\\d+): desc (\\d+) node (\\d+) s 1 w 1 d 0{16}");
+  ASSERT_EQ(refs.size(), 1u) << text;
+  EXPECT_EQ(refs[0][2], std::to_string(handle));
+  EXPECT_EQ(refs[0][3], nodes[0][1]);
+  (void)call;
+}
+
+// S10.6 `transactions`: procs with nothing in flight are left out; `state` lists every proc.
+TEST_F(LogsTest, TransactionsListsOnlyProcsWithWork_S10_6) {
+  std::uint32_t handle = fetch(publish());
+  read_now(sm, kSmLooper);  // the manager's deferred completion of its reply
+  std::string idle = DebugPrint::transactions(driver());
+  EXPECT_EQ(idle, "binder transactions:\n");
+  Call call = client.write_read(kClientMain, Commands().transaction(handle, 3, 0));
+  std::string busy = DebugPrint::transactions(driver());
+  EXPECT_FALSE(proc_block(busy, kClient).empty()) << busy;
+  EXPECT_FALSE(proc_block(busy, kServer).empty()) << busy;  // the call waits on its queue
+  EXPECT_TRUE(proc_block(busy, kSm).empty()) << busy;
+  EXPECT_EQ(matching(proc_block(busy, kServer),
+                     "  pending transaction \\d+: .* from 200:201 to 300:0 code 3 .*")
+                .size(),
+            1u)
+      << busy;
+  EXPECT_FALSE(proc_block(DebugPrint::state(driver()), kSm).empty());
+  (void)call;
+}
+
+// S10.6 `proc/<pid>`: the full block of that pid's procs; nothing for a pid without one.
+TEST_F(LogsTest, ProcFileShowsOnePid_S10_6) {
+  publish();
+  std::string text = DebugPrint::proc(driver(), kServer);
+  EXPECT_EQ(text.rfind("binder proc state:\nproc 300\ncontext binder\n", 0), 0u) << text;
+  EXPECT_TRUE(proc_block(text, kSm).empty());
+  EXPECT_EQ(DebugPrint::proc(driver(), 4242), "");
+}
+
+// S10.6 transaction_log / failed_transaction_log (S4.14): every transaction, and the failures
+// with their BR_ code and errno.
+TEST_F(LogsTest, TransactionLogsRecordCallsAndFailures_S4_14) {
+  publish();
+  auto log = lines_of(driver().transaction_log().print());
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(std::regex_match(
+      log[0], std::regex("\\d+: async from 300:301 to 100:0 context binder node \\d+ handle 0 "
+                         "size 24:8 ret 0/0 l=0")))
+      << log[0];
+  EXPECT_EQ(driver().failed_transaction_log().print(), "");
+
+  Call bad = client.write_read(kClientMain, Commands().transaction(77, 1, 0));
+  auto failed = lines_of(driver().failed_transaction_log().print());
+  ASSERT_EQ(failed.size(), 1u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      failed[0], m,
+      std::regex("(\\d+): call  from 200:201 to 0:0 context binder node 0 handle 77 size 0:0 "
+                 "ret (\\d+)/(-?\\d+) l=(\\d+)")))
+      << failed[0];
+  EXPECT_EQ(std::stoul(m[2]), BR_FAILED_REPLY);
+  EXPECT_EQ(std::stoi(m[3]), -EINVAL);
+  EXPECT_GT(std::stoi(m[4]), 0);
+  EXPECT_EQ(lines_of(driver().transaction_log().print()).back(), failed[0]);
+  (void)bad;
+}
+
+// The rings keep the last 32 entries, oldest first.
+TEST_F(LogsTest, TransactionLogKeepsTheLast32_S4_14) {
+  for (int i = 0; i < 40; ++i) client.write_read(kClientMain, Commands().transaction(77, 1, 0));
+  auto failed = lines_of(driver().failed_transaction_log().print());
+  ASSERT_EQ(failed.size(), 32u);
+  int previous = 0;
+  for (const auto& line : failed) {
+    int id = std::stoi(line);
+    EXPECT_GT(id, previous);
+    previous = id;
+  }
+  EXPECT_EQ(driver().transaction_log().entries().size(), 32u);
+}
+
+// S10.6 `state`: a node whose owner died while a ref held it is listed under "dead nodes:", and
+// the holder's ref says "dead node".
+TEST_F(LogsTest, DeadNodesAreListed_S10_6) {
+  std::uint32_t handle = publish();
+  server.release();
+  std::string text = DebugPrint::state(driver());
+  auto lines = lines_of(text);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[1], "dead nodes:");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      lines[2], m,
+      std::regex("  node (\\d+): u000000000000a000 c000000000000c000 hs \\d hw \\d ls 0 lw 0 "
+                 "is \\d+ iw 1 tr \\d+ proc 100")))
+      << text;
+  auto refs = matching(proc_block(text, kSm), "  ref \\d+: desc (\\d+) dead node (\\d+) .*");
+  ASSERT_EQ(refs.size(), 1u) << text;
+  EXPECT_EQ(refs[0][1], std::to_string(handle));
+  EXPECT_EQ(refs[0][2], m[1]);
+  EXPECT_TRUE(proc_block(text, kServer).empty());
+}
+
+}  // namespace
+}  // namespace cused::core::test
