@@ -121,9 +121,9 @@ std::string detection_note(const Verdict& verdict, double target_percent) {
   if (verdict.low_percent > -target_percent && verdict.high_percent < target_percent)
     return fmt::format("a difference of {:g} % or more is ruled out", target_percent);
   return fmt::format(
-      "could not resolve a {:g} % difference: the interval spans {:+.1f} … {:+.1f} %; more runs "
-      "(--time, --runs) or a quieter machine are needed",
-      target_percent, verdict.low_percent, verdict.high_percent);
+      "could not resolve a {:g} % difference: more runs (--time, --runs) or a quieter machine are "
+      "needed",
+      target_percent);
 }
 
 }  // namespace cused::tools::ab
