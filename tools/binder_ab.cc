@@ -57,14 +57,11 @@ std::string default_metric_name(const Settings& settings) {
   return settings.metric == kDefaultMetric ? "iterations per sec" : settings.metric;
 }
 
-// The row's name when none is given: the command without the device path.
+// The row's name when none is given: the program's name and its arguments but the device's.
 std::string default_name(const std::vector<std::string>& command) {
-  std::string name;
-  for (const auto& word : command) {
-    if (word.find("{dev}") != std::string::npos) continue;
-    if (!name.empty()) name += ' ';
-    name += word.substr(word.rfind('/') + 1);
-  }
+  std::string name = command.front().substr(command.front().rfind('/') + 1);
+  for (std::size_t i = 1; i < command.size(); ++i)
+    if (command[i].find("{dev}") == std::string::npos) name += ' ' + command[i];
   return name;
 }
 

@@ -107,7 +107,10 @@ CommandResult run_command(const std::vector<std::string>& argv,
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // stderr too: a run's complaints belong with its output, shown when it fails, not mixed
+  // into binder-ab's table.
   posix_spawn_file_actions_adddup2(&actions, write_end.fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, write_end.fd, STDERR_FILENO);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Its own group, so that a timeout also ends the workload's forked workers.

@@ -42,7 +42,8 @@ struct CommandResult {
   std::string describe_failure() const;
 };
 
-// Runs `argv` (argv[0] looked up in PATH) in its own process group with stdout captured; at
+// Runs `argv` (argv[0] looked up in PATH) in its own process group with stdout and stderr
+// captured (one stream, in order); at
 // `limit` the whole group is killed. Throws std::system_error if it cannot start.
 CommandResult run_command(const std::vector<std::string>& argv,
                           std::chrono::duration<double> limit);
