@@ -17,9 +17,8 @@ struct Variant {
 };
 
 // "A" or "B" on the command line: a path (contains '/') is used as is and labelled by itself;
-// "NAME" or "NAME:SPEC" names a device under `mount_dir` and keeps the text as its label, with
-// SPEC written out in full by core/device_variant's printer. Throws std::invalid_argument for a
-// SPEC that core/device_variant refuses.
+// "NAME" or "NAME:SPEC" names a device under `mount_dir` and keeps the text as its label. Throws
+// std::invalid_argument for a SPEC that core/device_variant's parser refuses.
 Variant resolve_variant(const std::string& text, const std::string& mount_dir);
 
 // `words` with every "{dev}" replaced by the variant's device and "{label}" by its label.
