@@ -1,0 +1,121 @@
+// tools/binder-ab against cused (issue 6): binder-throughput on two identical devices, interleaved;
+// the B/A interval must contain 1.0, and the JSON and SVG outputs must hold every run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "tests/integration/mounted_binderfs.h"
+#include "tests/integration/tool_process.h"
+
+namespace cused {
+namespace {
+
+using namespace std::chrono_literals;
+
+class BinderAbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Two devices of the same (default) variant, each with its own service manager.
+    for (const char* device : {"binder", "hwbinder"})
+      servicemanagers_.push_back(std::make_unique<testing::ToolProcess>(std::vector<std::string>{
+          testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", mount_.path(device)}));
+    out_dir_ = testing::make_temp_dir("binder-ab-test-");
+  }
+  void TearDown() override { std::filesystem::remove_all(out_dir_); }
+
+  testing::MountedBinderfs mount_;
+  std::vector<std::unique_ptr<testing::ToolProcess>> servicemanagers_;
+  std::string out_dir_;
+};
+
+// A/A: the same variant twice. At 99.9 % the interval misses 1.0 by chance about once in a
+// thousand runs, so a miss means the tool mixes up its runs, pairs or ratio.
+TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
+  std::string json = out_dir_ + "/ab.json", svg = out_dir_ + "/ab.svg";
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"),
+                             "--runs",
+                             "8",
+                             "--confidence",
+                             "0.999",
+                             "--seed",
+                             "1",
+                             "--name",
+                             "A/A",
+                             "--json",
+                             json,
+                             "--svg",
+                             svg,
+                             mount_.path("binder"),
+                             mount_.path("hwbinder"),
+                             "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
+                             "--device",
+                             "{dev}",
+                             "-w",
+                             "2",
+                             "-i",
+                             "300"});
+  auto result = tool.finish(60s);
+  ASSERT_FALSE(result.timed_out) << result.output;
+  ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+
+  // | A/A | 8+8 | A median | B median | ratio | [low, high] | ...
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(
+      result.output, row,
+      std::regex(
+          R"(\| A/A \| 8\+8 \| ([0-9.e+]+) \| ([0-9.e+]+) \| ([0-9.]+) \| \[([0-9.]+), ([0-9.]+)\])")))
+      << result.output;
+  double ratio = std::stod(row[3]), low = std::stod(row[4]), high = std::stod(row[5]);
+  EXPECT_GT(std::stod(row[1]), 0);
+  EXPECT_LE(low, 1.0) << result.output;
+  EXPECT_GE(high, 1.0) << result.output;
+  EXPECT_LE(low, ratio);
+  EXPECT_GE(high, ratio);
+  EXPECT_NE(result.output.find("no difference detected at 99.9 %"), std::string::npos)
+      << result.output;
+
+  std::ifstream json_in(json);
+  auto record = nlohmann::json::parse(json_in);
+  EXPECT_EQ(record["a"]["runs"].size(), 8u);
+  EXPECT_EQ(record["b"]["runs"].size(), 8u);
+  EXPECT_EQ(record["a"]["device"], mount_.path("binder"));
+  EXPECT_EQ(record["warmup_pairs"], 1);
+  // The ratio is the runs' own: median(B) / median(A) of what the JSON says was measured.
+  auto median = [](std::vector<double> runs) {
+    std::sort(runs.begin(), runs.end());
+    return (runs[3] + runs[4]) / 2;
+  };
+  EXPECT_NEAR(median(record["b"]["runs"].get<std::vector<double>>()) /
+                  median(record["a"]["runs"].get<std::vector<double>>()),
+              ratio, 0.0006);
+  EXPECT_NEAR(record["ratio"]["low"].get<double>(), low, 0.0006);
+  EXPECT_NEAR(record["ratio"]["high"].get<double>(), high, 0.0006);
+  std::ifstream svg_in(svg);
+  std::string plot((std::istreambuf_iterator<char>(svg_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(plot.find("<svg"), std::string::npos);
+  std::size_t dots = 0;
+  for (auto at = plot.find("<circle"); at != std::string::npos; at = plot.find("<circle", at + 1))
+    ++dots;
+  EXPECT_EQ(dots, 16u);  // a dot a run
+}
+
+// A workload that fails is an error with its output, never a data point.
+TEST_F(BinderAbTest, FailingWorkloadIsReportedNotMeasured) {
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--runs", "3",
+                             mount_.path("binder"), mount_.path("nonexistent"), "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             "{dev}", "-w", "2", "-i", "10"});
+  auto result = tool.finish(30s);
+  ASSERT_FALSE(result.timed_out);
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) != 0);
+  EXPECT_EQ(result.output.find("| "), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace cused

@@ -1,0 +1,72 @@
+// binder-ab's statistics: robust summaries of one variant's runs and the B/A ratio of medians with
+// a bootstrap confidence interval. Medians and quantiles, not means: a run that a noisy neighbour
+// slowed down is an outlier, and one outlier must not move the answer.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cused::tools::ab {
+
+// The `p` quantile (0..1) of `values`, interpolated linearly between order statistics (R's and
+// numpy's default). Throws std::invalid_argument on an empty input.
+double quantile(std::span<const double> values, double p);
+double median(std::span<const double> values);
+
+struct Summary {
+  std::size_t count = 0;
+  double median = 0;
+  double q1 = 0, q3 = 0;  // quartiles
+  double mad = 0;         // median absolute deviation from the median (unscaled)
+  double min = 0, max = 0;
+
+  double iqr() const { return q3 - q1; }
+  // IQR over the median: the run-to-run spread in the table, comparable across metrics.
+  double relative_spread() const { return median != 0 ? iqr() / median : 0; }
+};
+Summary summarize(std::span<const double> values);
+
+struct BootstrapOptions {
+  int resamples = 10000;
+  double confidence = 0.95;
+  std::uint64_t seed = 1;
+  // Resample (A_i, B_i) pairs together: runs i of A and B ran next to each other, so a slow
+  // spell of the machine hits both, and resampling the pairs keeps that out of the ratio.
+  bool paired = true;
+};
+
+struct RatioInterval {
+  double ratio = 0;  // median(B) / median(A)
+  double low = 0, high = 0;
+  double confidence = 0;
+
+  bool contains(double value) const { return low <= value && value <= high; }
+  // Half the interval's width relative to the ratio: the smallest difference this run resolves.
+  double relative_half_width() const { return ratio != 0 ? (high - low) / 2 / ratio : 0; }
+};
+
+// Percentile bootstrap of median(B)/median(A). Paired resampling needs a.size() == b.size().
+// Throws std::invalid_argument on empty inputs, mismatched pairs or a zero median of A.
+RatioInterval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const double> b,
+                                         const BootstrapOptions& options = {});
+
+enum class Better { higher, lower };
+
+// What the interval says about B against A, in words: "B is 3.7 % faster (95 % CI [1.2, 5.5] %)"
+// when the interval excludes 1.0, else "no difference detected at 95 %".
+struct Verdict {
+  bool detected = false;
+  double improvement_percent = 0;  // B's gain over A: positive = B better in `better`'s sense
+  double low_percent = 0, high_percent = 0;
+  std::string text;
+};
+Verdict judge(const RatioInterval& interval, Better better);
+
+// Whether the run could answer "is there a difference of `target_percent` or more?": yes (the
+// verdict), ruled out (the whole interval lies within +-target), or could not tell (the interval
+// reaches past +-target and includes 0): then more runs or a quieter machine are needed.
+std::string detection_note(const Verdict& verdict, double target_percent);
+
+}  // namespace cused::tools::ab

@@ -1,0 +1,50 @@
+// One binder-ab workload: a command line with a `{dev}` placeholder, run once per measurement
+// against one variant's device, and the metric read from what it prints.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace cused::tools::ab {
+
+// One side of the comparison: what the table calls it and the device node the workload opens.
+struct Variant {
+  std::string label;
+  std::string device;
+};
+
+// "A" or "B" on the command line: a path (contains '/') is used as is and labelled by itself;
+// "NAME" or "NAME:SPEC" names a device under `mount_dir` and keeps the text as its label. Throws
+// std::invalid_argument for a SPEC that core/device_variant's parser refuses.
+Variant resolve_variant(const std::string& text, const std::string& mount_dir);
+
+// `words` with every "{dev}" replaced by the variant's device and "{label}" by its label.
+std::vector<std::string> substitute(const std::vector<std::string>& words, const Variant& variant);
+
+// binder-throughput's "iterations per sec: N".
+inline constexpr const char* kDefaultMetric = R"(iterations per sec: ([0-9.eE+-]+))";
+
+// The number in the metric's first capture group, from its last match in `output` (a
+// binder-throughput training round prints a line before the real one); nullopt if none parses.
+std::optional<double> extract_metric(const std::string& output, const std::regex& metric);
+
+struct CommandResult {
+  bool timed_out = false;
+  int status = -1;  // waitpid status
+  std::string output;
+  std::chrono::duration<double> elapsed{};
+
+  bool succeeded() const;
+  std::string describe_failure() const;
+};
+
+// Runs `argv` (argv[0] looked up in PATH) in its own process group with stdout and stderr
+// captured (one stream, in order); at
+// `limit` the whole group is killed. Throws std::system_error if it cannot start.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          std::chrono::duration<double> limit);
+
+}  // namespace cused::tools::ab

@@ -1,0 +1,205 @@
+// binder-ab: one workload against two binder devices (variants A and B) interleaved, A B A B ...,
+// for a run count or a time budget; prints the medians, the B/A ratio with a bootstrap confidence
+// interval and the spread as a Markdown table, and can write every run as JSON and a plot as SVG.
+//
+//   binder-ab [options] A B -- COMMAND ARGS...     ("{dev}" in ARGS becomes the device)
+//   binder-ab --replay RUN.json...                 (the table again from saved runs)
+//
+// docs/ab.md has the method and a sample table.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tools/ab/experiment.h"
+#include "tools/ab/report.h"
+
+namespace {
+
+using namespace cused::tools::ab;
+
+struct Settings {
+  std::string a, b;
+  std::vector<std::string> command;
+  std::string mount_dir = "/dev/binderfs";
+  std::string name;
+  std::string metric = kDefaultMetric;
+  std::string metric_name;
+  bool lower_is_better = false;
+  Schedule schedule;
+  double budget_seconds = 60;
+  double run_limit_seconds = 120;
+  BootstrapOptions bootstrap;
+  bool seed_given = false;
+  double target_percent = 5;
+  std::string json_path, svg_path;
+  std::vector<std::string> replay;
+  double scale_b = 1;
+  bool no_header = false;
+  bool verbose = false;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+std::string default_metric_name(const Settings& settings) {
+  if (!settings.metric_name.empty()) return settings.metric_name;
+  return settings.metric == kDefaultMetric ? "iterations per sec" : settings.metric;
+}
+
+// The row's name when none is given: the program's name and its arguments but the device's.
+std::string default_name(const std::vector<std::string>& command) {
+  std::string name = command.front().substr(command.front().rfind('/') + 1);
+  for (std::size_t i = 1; i < command.size(); ++i)
+    if (command[i].find("{dev}") == std::string::npos) name += ' ' + command[i];
+  return name;
+}
+
+Analysis measure_and_analyze(const Settings& settings) {
+  Analysis analysis;
+  analysis.a = resolve_variant(settings.a, settings.mount_dir);
+  analysis.b = resolve_variant(settings.b, settings.mount_dir);
+  analysis.command = settings.command;
+  analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
+  analysis.metric_name = default_metric_name(settings);
+  analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
+  analysis.target_percent = settings.target_percent;
+  auto measurements = measure(analysis.a, analysis.b, settings.command, std::regex(settings.metric),
+                              settings.schedule, settings.verbose ? stderr : nullptr);
+  analysis.runs_a = std::move(measurements.a);
+  analysis.runs_b = std::move(measurements.b);
+  analysis.warmup_pairs = measurements.warmup_pairs;
+  analysis.seconds = measurements.elapsed.count();
+  return analyze(std::move(analysis), settings.bootstrap);
+}
+
+// A saved run, re-analyzed; its own seed unless --seed is given, so the table comes out the same.
+Analysis replay(const std::string& path, const Settings& settings) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  auto record = nlohmann::json::parse(in);
+  Analysis analysis = from_json(record);
+  BootstrapOptions bootstrap = settings.bootstrap;
+  if (!settings.seed_given) bootstrap.seed = record.at("ratio").at("seed").get<std::uint64_t>();
+  if (settings.scale_b != 1) {
+    for (double& value : analysis.runs_b) value *= settings.scale_b;
+    analysis.name += fmt::format(" (B x {:g})", settings.scale_b);
+  }
+  return analyze(std::move(analysis), bootstrap);
+}
+
+void print_table(const std::vector<Analysis>& analyses, bool header) {
+  if (header) fmt::print("{}", markdown_header(analyses.front()));
+  for (const auto& analysis : analyses) fmt::print("{}", markdown_row(analysis));
+  fmt::print("\n");
+  for (const auto& analysis : analyses)
+    fmt::print("{}: {}; {} (warm-up pairs: {}, {:.0f} s)\n", analysis.name, analysis.verdict.text,
+               analysis.note, analysis.warmup_pairs, analysis.seconds);
+}
+
+int run(Settings& settings) {
+  std::vector<Analysis> analyses;
+  if (!settings.replay.empty()) {
+    for (const auto& path : settings.replay) analyses.push_back(replay(path, settings));
+  } else {
+    if (settings.a.empty() || settings.b.empty() || settings.command.empty())
+      throw CLI::ValidationError("need A B -- COMMAND (or --replay)");
+    analyses.push_back(measure_and_analyze(settings));
+  }
+  print_table(analyses, !settings.no_header);
+  if (!settings.json_path.empty()) {
+    nlohmann::json out = analyses.size() == 1 ? to_json(analyses.front()) : nlohmann::json::array();
+    if (analyses.size() > 1)
+      for (const auto& analysis : analyses) out.push_back(to_json(analysis));
+    write_file(settings.json_path, out.dump(2) + "\n");
+  }
+  if (!settings.svg_path.empty()) write_file(settings.svg_path, svg_plot(analyses.front()));
+  return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings settings;
+  // Everything after "--" is the workload, untouched by the option parser.
+  int options_end = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      options_end = i;
+      settings.command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+
+  CLI::App app{
+      "binder-ab: one workload against binder devices A and B, interleaved A B A B ...; "
+      "usage: binder-ab [options] A B -- COMMAND ARGS... ({dev} = the device)"};
+  app.add_option("A", settings.a, "device path, or NAME[:SPEC] under --mount");
+  app.add_option("B", settings.b, "device path, or NAME[:SPEC] under --mount");
+  app.add_option("--mount", settings.mount_dir, "where NAME[:SPEC] devices live")
+      ->capture_default_str();
+  app.add_option("--name", settings.name, "the row's name in the table (default: the command)");
+  app.add_option("--runs", settings.schedule.pairs, "runs per variant (default: fill --time)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--time", settings.budget_seconds, "time budget in seconds, warm-up included")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--warmup", settings.schedule.warmup_pairs, "warm-up runs per variant, discarded")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--run-timeout", settings.run_limit_seconds, "seconds before a run is killed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--metric", settings.metric,
+                 "regex whose first group is the metric, last match wins (default: "
+                 "binder-throughput's iterations per sec)");
+  app.add_option("--metric-name", settings.metric_name, "the metric's name in the table");
+  app.add_flag("--lower-is-better", settings.lower_is_better, "e.g. for a latency metric");
+  app.add_option("--confidence", settings.bootstrap.confidence, "confidence level")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 0.999));
+  app.add_option("--resamples", settings.bootstrap.resamples, "bootstrap resamples")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  auto* seed = app.add_option("--seed", settings.bootstrap.seed,
+                              "bootstrap seed (default: random, recorded in the JSON)");
+  app.add_option("--detect", settings.target_percent,
+                 "the difference (percent) the run should resolve; it says if it could not")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--json", settings.json_path, "write every run and the statistics here");
+  app.add_option("--svg", settings.svg_path, "write a plot of both distributions here");
+  app.add_option("--replay", settings.replay, "re-analyze runs saved with --json (one row each)");
+  app.add_option("--scale-b", settings.scale_b,
+                 "with --replay: multiply B's runs by this factor, to see whether the measured "
+                 "noise would resolve a known difference (calibration)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-header", settings.no_header, "print the table's rows only");
+  app.add_flag("-v,--verbose", settings.verbose, "print each pair as it is measured (stderr)");
+  try {
+    app.parse(options_end, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  settings.seed_given = seed->count() > 0;
+  if (!settings.seed_given) settings.bootstrap.seed = std::random_device{}();
+  settings.schedule.budget = std::chrono::duration<double>(settings.budget_seconds);
+  settings.schedule.run_limit = std::chrono::duration<double>(settings.run_limit_seconds);
+  try {
+    return run(settings);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "binder-ab: {}\n", error.what());
+    return EXIT_FAILURE;
+  }
+}
