@@ -65,9 +65,10 @@ void InvariantChecker::check_refs(const Proc& proc,
     if (ref->strong == 0 && ref->weak == 0)
       fail(out, proc, "ref {} kept with no strong or weak count (S6.1)", desc);
     if (&ref->proc != &proc) fail(out, proc, "ref {} names another proc as holder", desc);
-    if (desc == 0 && !ref->node->is_context_manager)
-      fail(out, proc, "desc 0 names node {}, not the context manager (S6.2)", ref->node->debug_id);
     sync::LockGuard node_guard(ref->node->lock);
+    // A manager stays desc 0 for its holders after it dies (S6.2, S11.5).
+    if (desc == 0 && !ref->node->is_context_manager && ref->node->proc)
+      fail(out, proc, "desc 0 names node {}, not the context manager (S6.2)", ref->node->debug_id);
     if (!ref->node_entry.is_linked())
       fail(out, proc, "ref {} not on node {}'s ref list", desc, ref->node->debug_id);
   }

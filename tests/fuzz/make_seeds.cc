@@ -1,6 +1,7 @@
 // Writes the fuzzer's seed corpus: the conformance scenarios (publish, fetch, call and reply,
 // oneways, death notifications, nested calls) and one regression input per historical bug of
-// spec S11, as scripts (tests/fuzz/script.h). Usage: make-fuzz-seeds DIR
+// spec S11, as scripts (tests/fuzz/script.h), and the fuzzer's dictionary.
+// Usage: make-fuzz-seeds CORPUS_DIR [DICTIONARY]
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -306,6 +307,62 @@ Seeds regressions() {
   };
 }
 
+// libFuzzer dictionary: the BC_ / BR_ codes, object types and ioctl numbers as the little-endian
+// words the script's raw commands and raw ioctls carry.
+void write_dictionary(const std::filesystem::path& path) {
+  const std::map<std::string, std::uint32_t> words = {
+      {"BC_TRANSACTION", BC_TRANSACTION},
+      {"BC_REPLY", BC_REPLY},
+      {"BC_ACQUIRE_RESULT", BC_ACQUIRE_RESULT},
+      {"BC_FREE_BUFFER", BC_FREE_BUFFER},
+      {"BC_INCREFS", BC_INCREFS},
+      {"BC_ACQUIRE", BC_ACQUIRE},
+      {"BC_RELEASE", BC_RELEASE},
+      {"BC_DECREFS", BC_DECREFS},
+      {"BC_INCREFS_DONE", BC_INCREFS_DONE},
+      {"BC_ACQUIRE_DONE", BC_ACQUIRE_DONE},
+      {"BC_ATTEMPT_ACQUIRE", BC_ATTEMPT_ACQUIRE},
+      {"BC_REGISTER_LOOPER", BC_REGISTER_LOOPER},
+      {"BC_ENTER_LOOPER", BC_ENTER_LOOPER},
+      {"BC_EXIT_LOOPER", BC_EXIT_LOOPER},
+      {"BC_REQUEST_DEATH_NOTIFICATION", BC_REQUEST_DEATH_NOTIFICATION},
+      {"BC_CLEAR_DEATH_NOTIFICATION", BC_CLEAR_DEATH_NOTIFICATION},
+      {"BC_DEAD_BINDER_DONE", BC_DEAD_BINDER_DONE},
+      {"BC_TRANSACTION_SG", BC_TRANSACTION_SG},
+      {"BC_REPLY_SG", BC_REPLY_SG},
+      {"BC_REQUEST_FREEZE_NOTIFICATION", uapi::BC_REQUEST_FREEZE_NOTIFICATION},
+      {"BC_CLEAR_FREEZE_NOTIFICATION", uapi::BC_CLEAR_FREEZE_NOTIFICATION},
+      {"BC_FREEZE_NOTIFICATION_DONE", uapi::BC_FREEZE_NOTIFICATION_DONE},
+      {"BR_TRANSACTION", BR_TRANSACTION},
+      {"BR_REPLY", BR_REPLY},
+      {"BR_DEAD_BINDER", BR_DEAD_BINDER},
+      {"BR_INCREFS", BR_INCREFS},
+      {"BR_ACQUIRE", BR_ACQUIRE},
+      {"BINDER_TYPE_BINDER", BINDER_TYPE_BINDER},
+      {"BINDER_TYPE_WEAK_BINDER", BINDER_TYPE_WEAK_BINDER},
+      {"BINDER_TYPE_HANDLE", BINDER_TYPE_HANDLE},
+      {"BINDER_TYPE_WEAK_HANDLE", BINDER_TYPE_WEAK_HANDLE},
+      {"BINDER_TYPE_FD", BINDER_TYPE_FD},
+      {"BINDER_TYPE_FDA", BINDER_TYPE_FDA},
+      {"BINDER_TYPE_PTR", BINDER_TYPE_PTR},
+      {"BINDER_WRITE_READ", BINDER_WRITE_READ},
+      {"BINDER_SET_CONTEXT_MGR", BINDER_SET_CONTEXT_MGR},
+      {"BINDER_THREAD_EXIT", BINDER_THREAD_EXIT},
+      {"BINDER_FREEZE", BINDER_FREEZE},
+      {"BINDER_GET_EXTENDED_ERROR", BINDER_GET_EXTENDED_ERROR},
+  };
+  std::ofstream out(path);
+  for (const auto& [name, value] : words) {
+    out << name << "=\"";
+    for (int i = 0; i < 4; i++) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", (value >> (8 * i)) & 0xff);
+      out << hex;
+    }
+    out << "\"\n";
+  }
+}
+
 int write_all(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   int written = 0;
@@ -326,9 +383,10 @@ int write_all(const std::filesystem::path& dir) {
 }  // namespace cused::fuzz
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+  if (argc < 2 || argc > 3) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [DICTIONARY]\n", argv[0]);
     return 2;
   }
+  if (argc == 3) cused::fuzz::write_dictionary(argv[2]);
   return cused::fuzz::write_all(argv[1]);
 }

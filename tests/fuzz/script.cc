@@ -65,7 +65,7 @@ class Input {
   }
   void bytes(void* dst, std::size_t len) {
     std::size_t n = std::min(len, data_.size() - std::min(pos_, data_.size()));
-    std::memset(dst, 0, len);
+    if (len) std::memset(dst, 0, len);
     if (n) std::memcpy(dst, data_.data() + pos_, n);
     pos_ += n;
   }
@@ -451,7 +451,8 @@ class Runner {
         binder_handle_cookie hc{handle_from(in), in.u8() % 4u};
         if (which == 2) {
           put(out, uapi::BC_FREEZE_NOTIFICATION_DONE);
-          return put(out, hc.cookie);
+          binder_uintptr_t cookie = hc.cookie;  // the struct is packed: no reference into it
+          return put(out, cookie);
         }
         put(out, which ? uapi::BC_CLEAR_FREEZE_NOTIFICATION : uapi::BC_REQUEST_FREEZE_NOTIFICATION);
         return put(out, hc);
