@@ -69,6 +69,16 @@ void put(std::vector<std::byte>& out, const T& value) {
   out.insert(out.end(), p, p + sizeof value);
 }
 
+// BC_FREE_BUFFER for each of `buffers`.
+void free_all(const BinderDevice& device, const std::vector<binder_uintptr_t>& buffers) {
+  std::vector<std::byte> commands;
+  for (binder_uintptr_t buffer : buffers) {
+    put(commands, BC_FREE_BUFFER);
+    put(commands, buffer);
+  }
+  if (!commands.empty()) write_read(device, commands);
+}
+
 // A call to handle 0 carrying one local binder object (the manager gets a ref to it).
 std::vector<std::byte> call_manager(std::uint32_t flags, const flat_binder_object& object) {
   binder_transaction_data tr{};
@@ -163,12 +173,7 @@ TEST_F(Faults, ClientsKilledMidTransaction_S1_9_S11_6) {
           std::vector<binder_uintptr_t> buffers;
           write_read(device, call_manager(i % 3 ? 0 : TF_ONE_WAY, object), &buffers, &ret);
           if (ret != 0 && ret != -EINTR && ret != -EAGAIN) _exit(10);  // not binder's answer
-          std::vector<std::byte> free;
-          for (binder_uintptr_t buffer : buffers) {
-            put(free, BC_FREE_BUFFER);
-            put(free, buffer);
-          }
-          if (!free.empty()) write_read(device, free);
+          free_all(device, buffers);
         }
       }
       clients.push_back(pid);
@@ -212,12 +217,7 @@ TEST_F(Faults, ManagerUnmapsWhilePeersSend_S11_9) {
       if (std::find(codes.begin(), codes.end(), BR_REPLY) == codes.end() &&
           std::find(codes.begin(), codes.end(), BR_DEAD_REPLY) == codes.end())
         write_read(device, {}, &buffers);
-      std::vector<std::byte> free;
-      for (binder_uintptr_t buffer : buffers) {
-        put(free, BC_FREE_BUFFER);
-        put(free, buffer);
-      }
-      if (!free.empty()) write_read(device, free);
+      free_all(device, buffers);
     }
   }
   kill(manager, SIGKILL);
@@ -238,12 +238,10 @@ TEST_F(Faults, ThreadExitsWithQueuedDeath_S11_6) {
     put(commands, std::uint32_t{0});
     put(commands, BC_REQUEST_DEATH_NOTIFICATION);
     put(commands, binder_handle_cookie{0, 0x77});
-    int ret = -1;
-    binder_write_read bwr{};
+    binder_write_read bwr{};  // write only: a read would wait for the death
     bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(commands.data());
     bwr.write_size = commands.size();
-    ret = device.write_read(bwr);
-    ASSERT_EQ(ret, 0);
+    ASSERT_EQ(device.write_read(bwr), 0);
     kill(manager, SIGKILL);
     waitpid(manager, nullptr, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
