@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "client/return_stream.h"
 #include "uapi/binder.h"
 
 namespace {
@@ -127,10 +128,7 @@ class FuzzProcess {
   struct ThreadState {
     explicit ThreadState(std::uint64_t seed) : rng(seed) {}
     std::mt19937_64 rng;
-    std::vector<binder_uintptr_t> buffers;
-    std::deque<binder_ptr_cookie> increfs, acquires;
-    std::deque<binder_uintptr_t> deaths;
-    bool serving = false;
+    cused::client::FollowUps owed;
     std::vector<std::uint8_t> write;
     std::vector<std::uint64_t> scratch = std::vector<std::uint64_t>(64);
     std::deque<std::vector<std::uint8_t>> keep;  // parcels the write stream points at
@@ -199,10 +197,10 @@ class FuzzProcess {
   void command(ThreadState& s) {
     auto& w = s.write;
     std::uint64_t dice = s.rng() % 100;
-    if (s.serving && dice < 50) {
+    if (s.owed.serving && dice < 50) {
       put(w, BC_REPLY);
       put(w, parcel(s));
-      s.serving = false;
+      s.owed.serving = false;
     } else if (dice < 40) {
       binder_transaction_data tr = parcel(s);
       tr.target.handle = s.rng() % 4 ? 0 : s.rng() % 5;
@@ -211,9 +209,9 @@ class FuzzProcess {
       put(w, tr);
     } else if (dice < 55) {
       put(w, BC_FREE_BUFFER);
-      if (!s.buffers.empty() && s.rng() % 8) {
-        put(w, s.buffers.back());
-        s.buffers.pop_back();
+      if (!s.owed.buffers.empty() && s.rng() % 8) {
+        put(w, s.owed.buffers.back());
+        s.owed.buffers.pop_back();
       } else {
         put(w, binder_uintptr_t{s.rng()});
       }
@@ -221,8 +219,8 @@ class FuzzProcess {
       put(w, static_cast<std::uint32_t>(BC_INCREFS + s.rng() % 4));
       put(w, static_cast<std::uint32_t>(s.rng() % 5));
     } else if (dice < 72) {
-      auto& pending = s.rng() % 2 ? s.increfs : s.acquires;
-      put(w, &pending == &s.increfs ? BC_INCREFS_DONE : BC_ACQUIRE_DONE);
+      auto& pending = s.rng() % 2 ? s.owed.increfs : s.owed.acquires;
+      put(w, &pending == &s.owed.increfs ? BC_INCREFS_DONE : BC_ACQUIRE_DONE);
       binder_ptr_cookie pc{};
       if (!pending.empty()) {
         pc = pending.front();
@@ -235,9 +233,9 @@ class FuzzProcess {
     } else if (dice < 85) {
       put(w, BC_DEAD_BINDER_DONE);
       binder_uintptr_t cookie = s.rng() % 3;
-      if (!s.deaths.empty()) {
-        cookie = s.deaths.front();
-        s.deaths.pop_front();
+      if (!s.owed.deaths.empty()) {
+        cookie = s.owed.deaths.front();
+        s.owed.deaths.pop_front();
       }
       put(w, cookie);
     } else if (dice < 92) {
@@ -248,30 +246,10 @@ class FuzzProcess {
   }
 
   void parse(ThreadState& s, const std::vector<std::uint8_t>& read, binder_size_t consumed) {
-    std::size_t pos = 0;
-    while (pos + 4 <= consumed) {
-      std::uint32_t cmd;
-      std::memcpy(&cmd, read.data() + pos, 4);
-      pos += 4;
-      std::size_t len = _IOC_SIZE(cmd);
-      if (pos + len > consumed) return bad_answer(fmt::format("BR {:#x} cut short", cmd));
-      const std::uint8_t* payload = read.data() + pos;
-      pos += len;
-      if (cmd == BR_TRANSACTION || cmd == BR_REPLY || cmd == BR_TRANSACTION_SEC_CTX) {
-        binder_transaction_data tr;
-        std::memcpy(&tr, payload, sizeof tr);
-        s.buffers.push_back(tr.data.ptr.buffer);
-        if (cmd != BR_REPLY && !(tr.flags & TF_ONE_WAY)) s.serving = true;
-      } else if (cmd == BR_INCREFS || cmd == BR_ACQUIRE) {
-        binder_ptr_cookie pc;
-        std::memcpy(&pc, payload, sizeof pc);
-        (cmd == BR_INCREFS ? s.increfs : s.acquires).push_back(pc);
-      } else if (cmd == BR_DEAD_BINDER) {
-        binder_uintptr_t cookie;
-        std::memcpy(&cookie, payload, sizeof cookie);
-        s.deaths.push_back(cookie);
-      }
-    }
+    auto stream = std::as_bytes(std::span(read.data(), consumed));
+    if (!cused::client::for_each_return(
+            stream, [&](const cused::client::ReturnItem& item) { s.owed.record(item); }))
+      bad_answer("a BR item cut short");
   }
 
   void bad_answer(const std::string& what) {
@@ -299,7 +277,7 @@ class FuzzProcess {
       std::uint64_t dice = s.rng() % 100;
       if (dice < 4) {
         check(device_->ioctl(BINDER_THREAD_EXIT, &zero_), "BINDER_THREAD_EXIT");
-        s.serving = false;
+        s.owed.serving = false;
         continue;
       }
       if (dice < 8) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "client/return_stream.h"
 #include "core/buffer_file.h"
 #include "core/completion.h"
 #include "core/device.h"
@@ -175,9 +176,7 @@ class ScriptMapping final : public core::MappingFinder {
 struct Slot {
   std::shared_ptr<Proc> proc;
   pid_t pid = 0;
-  std::vector<std::uint64_t> buffers;  // delivered, not yet freed by the script
-  std::deque<binder_ptr_cookie> increfs, acquires;
-  std::vector<binder_uintptr_t> deaths;
+  client::FollowUps owed;  // delivered buffers, node requests and deaths not yet answered
   std::array<std::shared_ptr<CallState>, kThreads> parked;
 };
 
@@ -395,10 +394,10 @@ class Runner {
         std::uint64_t address;
         if (index >= 0xf0) {
           address = in.value<std::uint64_t>();
-        } else if (!slot.buffers.empty()) {
-          auto it = slot.buffers.begin() + index % slot.buffers.size();
+        } else if (!slot.owed.buffers.empty()) {
+          auto it = slot.owed.buffers.begin() + index % slot.owed.buffers.size();
           address = *it;
-          slot.buffers.erase(it);
+          slot.owed.buffers.erase(it);
         } else {
           address = 0;  // nothing delivered: a bogus free (S9.9)
         }
@@ -413,7 +412,7 @@ class Runner {
       case Cmd::kRefDone: {
         bool acquire = in.u8() & 1;
         std::uint8_t index = in.u8();
-        auto& pending = acquire ? slot.acquires : slot.increfs;
+        auto& pending = acquire ? slot.owed.acquires : slot.owed.increfs;
         binder_ptr_cookie pc{};
         if (index == 0xff) {
           pc = in.value<binder_ptr_cookie>();
@@ -437,9 +436,9 @@ class Runner {
         binder_uintptr_t cookie;
         if (index == 0xff) {
           cookie = in.u8() % 4;
-        } else if (!slot.deaths.empty()) {
-          cookie = slot.deaths.front();
-          slot.deaths.erase(slot.deaths.begin());
+        } else if (!slot.owed.deaths.empty()) {
+          cookie = slot.owed.deaths.front();
+          slot.owed.deaths.pop_front();
         } else {
           cookie = index % 4;
         }
@@ -586,35 +585,12 @@ class Runner {
                             bwr.read_size));
       return;
     }
-    const std::byte* p = arena_.at(bwr.read_buffer);
-    std::size_t pos = 0, end = bwr.read_consumed;
-    while (pos + 4 <= end) {
-      std::uint32_t cmd;
-      std::memcpy(&cmd, p + pos, 4);
-      pos += 4;
-      std::size_t len = _IOC_SIZE(cmd);
-      if (pos + len > end) {
-        violation(fmt::format("proc {}: BR {:#x} truncated in the read buffer", slot.pid, cmd));
-        return;
-      }
-      const std::byte* payload = p + pos;
-      pos += len;
-      trace(fmt::format("  proc {} got BR {:#x}", slot.pid, cmd));
-      if (cmd == BR_TRANSACTION || cmd == BR_REPLY || cmd == BR_TRANSACTION_SEC_CTX) {
-        binder_transaction_data tr;
-        std::memcpy(&tr, payload, sizeof tr);
-        slot.buffers.push_back(tr.data.ptr.buffer);
-        outcome_.delivered++;
-      } else if (cmd == BR_INCREFS || cmd == BR_ACQUIRE) {
-        binder_ptr_cookie pc;
-        std::memcpy(&pc, payload, sizeof pc);
-        (cmd == BR_INCREFS ? slot.increfs : slot.acquires).push_back(pc);
-      } else if (cmd == BR_DEAD_BINDER) {
-        binder_uintptr_t cookie;
-        std::memcpy(&cookie, payload, sizeof cookie);
-        slot.deaths.push_back(cookie);
-      }
-    }
+    std::span<const std::byte> stream(arena_.at(bwr.read_buffer), bwr.read_consumed);
+    bool whole = client::for_each_return(stream, [&](const client::ReturnItem& item) {
+      trace(fmt::format("  proc {} got BR {:#x}", slot.pid, item.cmd));
+      if (slot.owed.record(item)) outcome_.delivered++;
+    });
+    if (!whole) violation(fmt::format("proc {}: a BR item cut short in the read buffer", slot.pid));
   }
 
   void collect_all() {
