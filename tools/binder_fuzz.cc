@@ -20,9 +20,11 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,7 +75,26 @@ bool binder_errno(int err) {
   }
 }
 
-void on_signal(int) {}  // SIGUSR1 interrupts a blocked ioctl (S1.12): EINTR, nothing else
+void on_signal(int) {}
+
+// Answers counted across the processes of a round (shared memory, so a SIGKILLed child's
+// counts survive it): [0] successes, [e] errno e.
+constexpr int kMaxErrno = 64;
+struct Tally {
+  std::atomic<long> answers[kMaxErrno];
+  void count(int ret) { answers[ret >= 0 ? 0 : std::min(-ret, kMaxErrno - 1)]++; }
+  std::string summary() const {
+    long total = 0;
+    std::string errors;
+    for (int e = 0; e < kMaxErrno; e++) {
+      long n = answers[e].load();
+      total += n;
+      if (e && n) errors += fmt::format(" {} {}", strerrorname_np(e) ? strerrorname_np(e) : "?", n);
+    }
+    return fmt::format("{} ioctls, {} ok{}", total, answers[0].load(), errors);
+  }
+};
+Tally* tally = nullptr;  // SIGUSR1 interrupts a blocked ioctl (S1.12): EINTR, nothing else
 
 // One process of a round: its device, its threads' random streams.
 class FuzzProcess {
@@ -259,6 +280,7 @@ class FuzzProcess {
 
   // An ioctl answer: an errno binder never gives means the daemon or transport is gone.
   void check(int ret, const char* what) {
+    tally->count(ret);
     if (ret >= 0 || binder_errno(-ret)) return;
     std::fprintf(stderr, "binder-fuzz: pid %d: %s: %s\n", getpid(), what, std::strerror(-ret));
     status_ = kChildDaemonGone;
@@ -343,12 +365,17 @@ bool device_alive(const std::string& dev) {
 
 struct RoundResult {
   int killed = 0, exited = 0, failed = 0;
+  std::string answers;
   std::set<pid_t> pids;
 };
 
 RoundResult run_round(const Options& options, std::uint64_t seed) {
   RoundResult result;
   std::vector<pid_t> children;
+  void* shared =
+      mmap(nullptr, sizeof(Tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw std::runtime_error("mmap of the shared tally failed");
+  tally = new (shared) Tally{};
   for (int p = 0; p < options.procs; p++) {
     pid_t pid = fork();
     if (pid == 0) {
@@ -386,6 +413,9 @@ RoundResult run_round(const Options& options, std::uint64_t seed) {
       result.failed++;
     }
   }
+  result.answers = tally->summary();
+  munmap(shared, sizeof(Tally));
+  tally = nullptr;
   return result;
 }
 
@@ -434,6 +464,7 @@ int run(const Options& options) {
     std::printf("round %d seed %llu: %d procs x %d threads, %d killed, %d exited%s\n", rounds,
                 static_cast<unsigned long long>(seed), options.procs, options.threads, round.killed,
                 round.exited, problems.empty() ? "" : ": FAILED");
+    std::printf("  %s\n", round.answers.c_str());
     for (const auto& problem : problems) std::printf("  %s\n", problem.c_str());
     if (!problems.empty()) {
       failures++;
