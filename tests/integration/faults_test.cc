@@ -262,6 +262,9 @@ TEST_F(Faults, BinderFuzzRoundsPassAndLeaveNothing) {
     ASSERT_FALSE(result.timed_out) << result.output;
     EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
     EXPECT_NE(result.output.find("2 rounds"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(" ok"), std::string::npos)
+        << "no ioctl answered: " << result.output;
+    EXPECT_NE(result.output.find("0 failed rounds"), std::string::npos) << result.output;
   }  // the tool's stdout pipe is closed here
   expect_clean();
 }
