@@ -158,6 +158,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
  private:
   friend class Device;
   friend class DebugPrint;  // binder_logs (debug_print.cc) reads the proc as the kernel does
+  friend class InvariantChecker;  // core/invariants.h reads every field
   using WaitingList = boost::intrusive::list<
       Thread, boost::intrusive::member_hook<Thread, WaitingHook, &Thread::waiting_hook>,
       boost::intrusive::constant_time_size<false>>;

@@ -61,10 +61,18 @@ int Proc::release_thread(const std::shared_ptr<Thread>& thread) {
 }
 
 // binder_release_work: queued calls fail back to their callers, everything else is dropped.
+// The buffer of a transaction dropped here was never handed to userspace, so nobody could ever
+// free it: it goes now. The C driver leaves it allocated until the proc is released, which for a
+// thread that exits with a reply queued (S11.6) loses that space for the proc's lifetime; the
+// Rust driver frees it with the transaction. Found by tests/fuzz (docs/reliability.md).
 void Proc::release_work(const std::function<DequeuedWork()>& pop) {
   while (DequeuedWork work = pop()) {
-    if (work->type == WorkType::kTransaction)
-      cleanup_transaction(std::static_pointer_cast<Transaction>(work.pin()), BR_DEAD_REPLY);
+    if (work->type != WorkType::kTransaction) continue;
+    auto t = std::static_pointer_cast<Transaction>(work.pin());
+    alloc::Buffer* buffer = t->get_buffer();
+    cleanup_transaction(t, BR_DEAD_REPLY);
+    if (buffer && !buffer->allow_user_free.load(std::memory_order_acquire))
+      free_buffer(nullptr, *buffer);
   }
 }
 
