@@ -10,13 +10,51 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "core/alloc/shrinker.h"
+#include "core/device_variant.h"
 #include "core/driver.h"
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
 #include "cused/device_links.h"
+
+namespace {
+
+// `--variant SPEC` and `--device NAME[:SPEC]` into `options` (DESIGN.md section 5); false, with
+// the parser's message printed, if a spec is bad.
+bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
+                    cused::binderfs::FilesystemOptions& options) {
+  auto parse =
+      [](const std::string& what, const std::string& spec,
+         const cused::core::DeviceOptions& base) -> std::optional<cused::core::DeviceOptions> {
+    auto parsed = cused::core::parse_device_variant(spec, base);
+    if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
+      fmt::print(stderr, "cused: {}: {}\n", what, error->message);
+      return std::nullopt;
+    }
+    return std::get<cused::core::DeviceOptions>(parsed);
+  };
+  auto default_variant = parse("--variant " + default_spec, default_spec, {});
+  if (!default_variant) return false;
+  options.default_variant = *default_variant;
+  if (devices.empty()) return true;
+  options.devices.clear();
+  for (const auto& text : devices) {
+    cused::core::DeviceSpec device = cused::core::split_device_spec(text);
+    options.devices.push_back(device.name);
+    if (device.variant.empty()) continue;
+    auto variant = parse("--device " + text, device.variant, options.default_variant);
+    if (!variant) return false;
+    options.variants[device.name] = *variant;
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
@@ -31,8 +69,13 @@ int main(int argc, char** argv) {
   app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on")
       ->required();
   app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
+  std::string default_variant;
   app.add_option("--device", devices,
-                 "Binder device to create (repeatable; default: binder, hwbinder, vndbinder)");
+                 "Binder device to create, NAME or NAME:SPEC with a variant (repeatable; default: "
+                 "binder, hwbinder, vndbinder)");
+  app.add_option("--variant", default_variant,
+                 "Variant of devices that give none, e.g. alloc_lock=spin-install,pages=lazy "
+                 "(docs/variants.md)");
   app.add_option("--link", link_dir,
                  "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
   app.add_option("--mode", mode, "Permissions of device nodes (octal)");
@@ -53,7 +96,7 @@ int main(int argc, char** argv) {
   // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
   mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
-  if (!devices.empty()) fs_options.devices = devices;
+  if (!apply_variants(default_variant, devices, fs_options)) return 2;
   try {
     fs_options.device_attributes.mode = static_cast<mode_t>(std::stoul(mode, nullptr, 8));
   } catch (const std::exception&) {
@@ -73,6 +116,7 @@ int main(int argc, char** argv) {
     shrinker_options.stress = shrinker_stress;
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
+    fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
     cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::Mount mount(filesystem, mount_options);
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
