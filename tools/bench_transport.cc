@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,6 +176,7 @@ class CallServer {
     if (pipe(ready) != 0) throw std::runtime_error("pipe");
     pid_ = fork();
     if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // it serves until killed: not past the benchmark
       close(ready[0]);
       cused::client::ProcessOptions options;
       options.device = device;

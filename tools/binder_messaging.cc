@@ -12,11 +12,14 @@
 // service manager of tools/servicemanager, in a child process).
 //
 // Output: one machine-readable line per run (binder-ab: --metric 'seconds=([0-9.]+)'
-// --lower-is-better), then a table of medians per group count.
+// --lower-is-better), then a table of medians per group count. Several --device options (say, one
+// device per lock_policy= of one cused) are run interleaved, round by round, and the table compares
+// each with the first.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,10 +32,13 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "client/binder_process.h"
@@ -115,7 +121,10 @@ class Pipe {
 pid_t spawn(const std::function<int()>& body) {
   pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-  if (pid == 0) _exit(body());
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // receivers serve until killed: not past the tool
+    _exit(body());
+  }
   return pid;
 }
 
@@ -132,8 +141,10 @@ client::ProcessOptions process_options(const Settings& settings) {
   return options;
 }
 
+// Unique per tool process (its pid, taken before any fork), run, group and receiver.
 std::string receiver_name(int run, int group, int receiver) {
-  return fmt::format("binder-messaging.{}.{}.{}.{}", getpid(), run, group, receiver);
+  static const pid_t tool = getpid();
+  return fmt::format("binder-messaging.{}.{}.{}.{}", tool, run, group, receiver);
 }
 
 // The device's context manager for this tool's lifetime, unless the device has one already.
@@ -309,15 +320,48 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
+// The per-run line binder-ab and scripts parse.
+void print_run(const Settings& settings, const RunResult& result) {
+  fmt::print(
+      "binder-messaging: device={} groups={} senders={} receivers={} loops={} sync_every={} "
+      "messages={} failed={} seconds={:.6f} us_per_message={:.2f}\n",
+      settings.device, result.groups, settings.senders, settings.receivers, settings.loops,
+      settings.sync_every, result.messages, result.failed, result.seconds,
+      result.seconds * 1e6 / static_cast<double>(result.messages));
+  std::fflush(stdout);
+}
+
+// Medians per group count and device; with several devices, each against the first.
+void print_table(const Settings& settings, const std::vector<std::string>& devices,
+                 std::map<std::pair<int, std::string>, std::vector<double>>& seconds) {
+  fmt::print(
+      "\n| groups | messages | device | seconds (median of {}) | seconds per group | vs {} |\n",
+      settings.rounds, devices.front());
+  fmt::print("|---:|---:|---|---:|---:|---:|\n");
+  for (int groups : settings.groups) {
+    long messages =
+        static_cast<long>(groups) * settings.senders * settings.receivers * settings.loops;
+    double base = median(seconds[{groups, devices.front()}]);
+    for (const auto& device : devices) {
+      double s = median(seconds[{groups, device}]);
+      fmt::print("| {} | {} | {} | {:.4f} | {:.4f} | {:+.1f}% |\n", groups, messages, device, s,
+                 s / groups, (s / base - 1) * 100);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings settings;
+  std::vector<std::string> devices{settings.device};
   CLI::App app{
       "binder-messaging: hackbench's messaging workload over binder (groups of senders "
       "and receivers exchanging oneway and sync transactions)"};
-  app.add_option("-d,--device", settings.device, "binder device node")->capture_default_str();
-  app.add_option("-g,--groups", settings.groups, "group counts to run, e.g. -g 1 2 4 8 16")
+  app.add_option("-d,--device", devices,
+                 "binder device node; several: runs interleaved, compared with the first")
+      ->capture_default_str();
+  app.add_option("-g,--groups", settings.groups, "group counts to run, e.g. -g 1,2,4,8,16")
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -347,33 +391,28 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   try {
-    ServiceManagerHub hub(settings);
-    std::map<int, std::vector<double>> seconds;
+    receiver_name(0, 0, 0);  // fixes the tool's pid in the names before the first fork
+    std::vector<std::unique_ptr<ServiceManagerHub>> hubs;
+    std::vector<Settings> per_device;
+    for (const auto& device : devices) {
+      per_device.push_back(settings);
+      per_device.back().device = device;
+      hubs.push_back(std::make_unique<ServiceManagerHub>(per_device.back()));
+    }
+    std::map<std::pair<int, std::string>, std::vector<double>> seconds;
     int run = 0;
     for (int round = 0; round < settings.rounds; ++round) {
       for (int groups : settings.groups) {
-        auto result = run_groups(settings, run++, groups);
-        if (!result) return 1;
-        seconds[groups].push_back(result->seconds);
-        fmt::print(
-            "binder-messaging: groups={} senders={} receivers={} loops={} sync_every={} "
-            "messages={} failed={} seconds={:.6f} us_per_message={:.2f}\n",
-            groups, settings.senders, settings.receivers, settings.loops, settings.sync_every,
-            result->messages, result->failed, result->seconds,
-            result->seconds * 1e6 / static_cast<double>(result->messages));
-        std::fflush(stdout);
-        if (result->failed > 0) return 1;
+        for (const Settings& one : per_device) {
+          auto result = run_groups(one, run++, groups);
+          if (!result) return 1;
+          seconds[{groups, one.device}].push_back(result->seconds);
+          print_run(one, *result);
+          if (result->failed > 0) return 1;
+        }
       }
     }
-    fmt::print("\n| groups | messages | seconds (median of {}) | seconds per group |\n",
-               settings.rounds);
-    fmt::print("|---:|---:|---:|---:|\n");
-    for (int groups : settings.groups) {
-      double s = median(seconds[groups]);
-      long messages =
-          static_cast<long>(groups) * settings.senders * settings.receivers * settings.loops;
-      fmt::print("| {} | {} | {:.4f} | {:.4f} |\n", groups, messages, s, s / groups);
-    }
+    print_table(settings, devices, seconds);
     return 0;
   } catch (const std::exception& error) {
     fmt::print(stderr, "binder-messaging: {}\n", error.what());

@@ -6,13 +6,16 @@
 // proc came back (S9.9), the shrinker really reclaimed pages while calls ran (S9.5), and once the
 // processes are gone there is no proc left and no page left on the LRU (S1.9).
 //
-// Two of the services reply with TF_DEFER_COMPLETE, two with the legacy flow.
-//   CUSED_STRESS_CALLS  calls per client thread (default 48: about 10 s on 2 loaded vCPUs)
+// Two of the services reply with TF_DEFER_COMPLETE, two with the legacy flow. Runs for the
+// baseline variant and for spin-install with the steal lock policy.
+//   CUSED_STRESS_CALLS  calls per client thread (default 96: 3072 calls and ~380 MiB of payload
+//                       per variant, about 5 s per variant on 2 loaded vCPUs)
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,12 +30,14 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
 #include "core/alloc/shrinker.h"
+#include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
 #include "tests/integration/mounted_binderfs.h"
@@ -54,7 +59,7 @@ constexpr std::uint32_t kChecksummedCall = 1;
 
 int calls_per_thread() {
   const char* text = std::getenv("CUSED_STRESS_CALLS");
-  return text && *text ? std::atoi(text) : 48;
+  return text && *text ? std::atoi(text) : 96;
 }
 
 std::string service_name(int index) { return "cused.stress." + std::to_string(index); }
@@ -94,21 +99,29 @@ class Children {
 
   const std::vector<pid_t>& pids() const { return pids_; }
 
-  // Runs `body` in a child, which then reports and waits for release() before it exits.
+  // Runs `body` in a child. The body calls report_and_wait() once it is ready to be looked at
+  // (its binder state still open) and returns whether it went well; a body that fails before it
+  // reported is reported as failed.
   void start(const std::function<bool()>& body) {
     pid_t pid = fork();
     if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test that dies takes its children along
       close(stop_[1]);
       bool ok = body();
-      char byte = ok ? 1 : 0;
-      if (write(report_[1], &byte, 1) != 1) _exit(3);
-      char ignored;
-      while (read(stop_[0], &ignored, 1) > 0) {
-      }
+      if (!reported_) report_and_wait(false);
       _exit(ok ? 0 : 1);
     }
     if (pid < 0) throw std::runtime_error("fork");
     pids_.push_back(pid);
+  }
+  // In a child: tells the test how it went, then waits until the test releases the children.
+  void report_and_wait(bool ok) {
+    reported_ = true;
+    char byte = ok ? 1 : 0;
+    if (write(report_[1], &byte, 1) != 1) _exit(3);
+    char ignored;
+    while (read(stop_[0], &ignored, 1) > 0) {
+    }
   }
   // Reports of `count` children, each true if it went well; false on timeout.
   bool await_reports(int count, std::chrono::seconds limit, int& good) {
@@ -146,6 +159,7 @@ class Children {
   int report_[2] = {-1, -1};
   int stop_[2] = {-1, -1};
   std::vector<pid_t> pids_;
+  bool reported_ = false;  // in a child
 };
 
 client::ProcessOptions process_options(const std::string& device) {
@@ -158,7 +172,7 @@ client::ProcessOptions process_options(const std::string& device) {
 // A service process: one object that checks each call's checksum and replies with its own. Eight
 // client threads call each service, so it may hold 8 buffers of up to 256 KiB at once; its 4 MiB
 // space always has room for them (the service frees a buffer before it replies).
-bool run_service(const std::string& device, int index, Tally& tally) {
+bool run_service(const std::string& device, int index, Tally& tally, Children& children) {
   client::ProcessOptions options = process_options(device);
   options.map_size = core::alloc::kMaxBufferSpace;
   options.max_threads = kClients;
@@ -183,14 +197,18 @@ bool run_service(const std::string& device, int index, Tally& tally) {
         reply.write_uint32(computed);
         return client::kOk;
       });
-  IpcThread thread(process);
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  // Until the service manager has become the context manager, handle 0 fails.
-  while (ServiceManagerProxy(thread).add_service(service_name(index), object) != client::kOk) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);
+  {
+    // Its own scope: the registration reply's BC_FREE_BUFFER goes out when the thread ends.
+    IpcThread thread(process);
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    // Until the service manager has become the context manager, handle 0 fails.
+    while (ServiceManagerProxy(thread).add_service(service_name(index), object) != client::kOk) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(10ms);
+    }
   }
   process.start_thread_pool();
+  children.report_and_wait(true);
   return true;
 }
 
@@ -222,7 +240,7 @@ void call_service(BinderProcess& process, std::uint32_t handle, int calls, unsig
   }
 }
 
-bool run_client(const std::string& device, int index, int calls, Tally& tally) {
+bool run_client(const std::string& device, int index, int calls, Tally& tally, Children& children) {
   BinderProcess process(process_options(device));
   std::uint32_t handles[kServices];
   {
@@ -240,6 +258,7 @@ bool run_client(const std::string& device, int index, int calls, Tally& tally) {
     threads.emplace_back(call_service, std::ref(process), handles[(index + t) % kServices], calls,
                          static_cast<unsigned>(index * 100 + t), std::ref(tally));
   for (auto& thread : threads) thread.join();
+  children.report_and_wait(true);  // the device stays open for the test's look at the allocator
   return true;
 }
 
@@ -258,14 +277,20 @@ void expect_allocator_empty(testing::MountedBinderfs& mount, pid_t pid) {
 
 // S9.5 (reclaim never touches a page of an allocated buffer), S9.9 (every buffer freed), S1.9
 // (nothing left after the processes exit), through the daemon with the shrinker in stress mode.
-TEST(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeaks) {
+class DaemonStress : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeaks) {
+  auto variant = core::parse_device_variant(GetParam());
+  ASSERT_TRUE(std::holds_alternative<core::DeviceOptions>(variant)) << GetParam();
+  binderfs::FilesystemOptions fs_options;
+  fs_options.default_variant = std::get<core::DeviceOptions>(variant);
   core::alloc::ShrinkerOptions shrinker_options;
   shrinker_options.psi = false;
   shrinker_options.cgroup = false;
   shrinker_options.stress = true;
   core::Driver& driver = *core::Driver::shared_default();
   core::alloc::Shrinker shrinker(driver.page_lru(), std::move(shrinker_options));
-  testing::MountedBinderfs mount;
+  testing::MountedBinderfs mount(fs_options);
   const std::string device = mount.path("binder");
   testing::ToolProcess servicemanager(
       {testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", device});
@@ -277,15 +302,18 @@ TEST(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeak
   const int calls = calls_per_thread();
   std::uint64_t reclaimed_before = shrinker.stats().pages;
   {
-    Children services, clients;
+    // Each set's pipes are made after the earlier set has forked, so that no service holds the
+    // clients' stop pipe open (the clients are released first, then the services).
+    Children services;
     for (int s = 0; s < kServices; ++s)
-      services.start([&, s] { return run_service(device, s, *tally); });
+      services.start([&, s] { return run_service(device, s, *tally, services); });
     int good = 0;
     ASSERT_TRUE(services.await_reports(kServices, 20s, good)) << "services did not register";
     ASSERT_EQ(good, kServices) << "a service could not register";
 
+    Children clients;
     for (int c = 0; c < kClients; ++c)
-      clients.start([&, c] { return run_client(device, c, calls, *tally); });
+      clients.start([&, c] { return run_client(device, c, calls, *tally, clients); });
     good = 0;
     ASSERT_TRUE(clients.await_reports(kClients, 45s, good)) << "clients did not finish";
     EXPECT_EQ(good, kClients) << "a client could not find the services";
@@ -315,6 +343,14 @@ TEST(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeak
   EXPECT_EQ(driver.proc_count(), 0u);
   EXPECT_EQ(driver.page_lru().size(), 0u);
 }
+
+// The upstream baseline, and the RFC's allocator design with the kernel's mutex rule (steal).
+INSTANTIATE_TEST_SUITE_P(Variants, DaemonStress,
+                         ::testing::Values("alloc_lock=mutex,lock_policy=barging",
+                                           "alloc_lock=spin-install,pages=lazy,lock_policy=steal"),
+                         [](const auto& info) {
+                           return info.index == 0 ? "mutex" : "spinInstall";
+                         });
 
 }  // namespace
 }  // namespace cused
