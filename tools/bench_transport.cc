@@ -2,12 +2,19 @@
 // one run (DESIGN.md section 8):
 //   pipe      a one-byte ping-pong between two processes (the scheduler's wake-up floor);
 //   bare      a libfuse server that answers every ioctl at once (the FUSE floor);
-//   cused     BINDER_VERSION on a cused binder node (the daemon's own transport cost).
+//   cused     BINDER_VERSION on a cused binder node (the daemon's own transport cost);
+//   call      one synchronous binder call through cused, client process to a server process
+//             (the context manager, libcused-client's looper), with the server replying in the
+//             legacy flow (3 ioctls per call) and with TF_DEFER_COMPLETE (2 ioctls per call).
+// A call crosses the daemon twice on its critical path (the caller's ioctl, the server's reply
+// ioctl), so its floor is two bare FUSE round trips (issue 4's target: within 1.3x of that).
 // FUSE modes: classic /dev/fuse reads, and io_uring when the kernel allows it. Rounds are
-// interleaved (pipe, bare, cused, pipe, ...) so that machine noise hits all alike; the table
-// shows per-round medians and the cused/bare ratio.
+// interleaved (pipe, bare, cused, legacy call, deferred call, pipe, ...) so that machine noise
+// hits all alike; the table shows per-round medians and the ratios.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,9 +31,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "client/binder_device.h"
+#include "client/binder_process.h"
+#include "client/ipc_thread.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/fuse.h"
 #include "cused/binderfs/mount.h"
@@ -48,15 +55,15 @@ void bare_lookup(fuse_req_t req, fuse_ino_t, const char* name) {
   fuse_reply_entry(req, &entry);
 }
 void bare_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
-  struct stat st{};
+  struct stat st {};
   st.st_ino = ino;
   st.st_mode = ino == kFileIno ? S_IFREG | 0600 : S_IFDIR | 0755;
   st.st_nlink = 1;
   fuse_reply_attr(req, &st, 3600);
 }
 void bare_open(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) { fuse_reply_open(req, fi); }
-void bare_ioctl(fuse_req_t req, fuse_ino_t, unsigned, void*, fuse_file_info*, unsigned,
-                const void*, std::size_t, std::size_t out_size) {
+void bare_ioctl(fuse_req_t req, fuse_ino_t, unsigned, void*, fuse_file_info*, unsigned, const void*,
+                std::size_t, std::size_t out_size) {
   static const char zeros[64] = {};
   fuse_reply_ioctl(req, 0, zeros, std::min(out_size, sizeof zeros));
 }
@@ -152,10 +159,77 @@ double pipe_round_trips(int iterations) {
     for (int i = 0; i < iterations; ++i) {
       if (write(ping[1], &byte, 1) != 1 || read(pong[0], &byte, 1) != 1) return -1.0;
     }
-    double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
+    double us =
+        std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
     close(ping[1]);
     waitpid(echo, nullptr, 0);
     return us;
+  });
+}
+
+// The context manager of `device`, in a child process, answering every call with an empty reply
+// (with TF_DEFER_COMPLETE when `defer`). Serves until destroyed.
+class CallServer {
+ public:
+  CallServer(const std::string& device, bool defer) {
+    int ready[2];
+    if (pipe(ready) != 0) throw std::runtime_error("pipe");
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // it serves until killed: not past the benchmark
+      close(ready[0]);
+      cused::client::ProcessOptions options;
+      options.device = device;
+      options.max_threads = 0;  // one looper: the call's critical path, nothing else
+      options.defer_complete = defer;
+      cused::client::BinderProcess process(options);
+      int result =
+          process.become_context_manager([](const cused::client::IncomingTransaction&,
+                                            cused::client::Parcel&) { return cused::client::kOk; });
+      [[maybe_unused]] auto n = write(ready[1], &result, sizeof result);
+      if (result != 0) _exit(1);
+      cused::client::IpcThread thread(process);
+      thread.join_looper(true);
+      _exit(0);
+    }
+    close(ready[1]);
+    int result = -1;
+    bool ok = read(ready[0], &result, sizeof result) == sizeof result && result == 0;
+    close(ready[0]);
+    if (!ok) throw std::runtime_error("call server: cannot become the context manager");
+  }
+  ~CallServer() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  CallServer(const CallServer&) = delete;
+  CallServer& operator=(const CallServer&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Synchronous calls to handle 0 of `device` with a 4-byte payload; the reply buffer is freed with
+// the next call's ioctl, as libbinder does.
+double call_round_trips(const std::string& device, int iterations) {
+  return in_child([&] {
+    cused::client::ProcessOptions options;
+    options.device = device;
+    options.max_threads = 0;
+    cused::client::BinderProcess process(options);
+    cused::client::IpcThread thread(process);
+    cused::client::Parcel data;
+    data.write_int32(42);
+    auto call = [&] {
+      cused::client::Parcel reply;
+      return thread.transact(0, 1, data, &reply) == cused::client::kOk;
+    };
+    for (int i = 0; i < iterations / 10; ++i)
+      if (!call()) return -1.0;
+    auto start = Clock::now();
+    for (int i = 0; i < iterations; ++i)
+      if (!call()) return -1.0;
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
   });
 }
 
@@ -179,12 +253,12 @@ std::string make_dir(const std::string& prefix) {
 
 struct ModeResult {
   std::string mode;
-  double pipe_us, bare_us, cused_us;
+  double pipe_us, bare_us, cused_us, legacy_call_us, defer_call_us;
 };
 
 ModeResult measure_mode(bool io_uring, int rounds, int iterations) {
   std::string bare_dir = make_dir("bench-bare-"), cused_dir = make_dir("bench-cused-");
-  std::vector<double> pipe_us, bare_us, cused_us;
+  std::vector<double> pipe_us, bare_us, cused_us, legacy_us, defer_us;
   {
     BareServer bare(bare_dir, io_uring);
     cused::binderfs::Filesystem filesystem({});
@@ -193,15 +267,25 @@ ModeResult measure_mode(bool io_uring, int rounds, int iterations) {
     options.io_uring = io_uring;
     cused::binderfs::Mount mount(filesystem, options);
     mount.serve_in_background();
+    // One device per reply flow, each with its own context manager.
+    CallServer legacy_server(cused_dir + "/hwbinder", false);
+    CallServer defer_server(cused_dir + "/vndbinder", true);
     for (int round = 0; round < rounds; ++round) {
       pipe_us.push_back(pipe_round_trips(iterations));
       bare_us.push_back(ioctl_round_trips(bare_dir + "/file", BINDER_VERSION, iterations));
       cused_us.push_back(ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations));
+      legacy_us.push_back(call_round_trips(cused_dir + "/hwbinder", iterations));
+      defer_us.push_back(call_round_trips(cused_dir + "/vndbinder", iterations));
     }
   }
   rmdir(bare_dir.c_str());
   rmdir(cused_dir.c_str());
-  return {io_uring ? "io_uring" : "classic", median(pipe_us), median(bare_us), median(cused_us)};
+  return {io_uring ? "io_uring" : "classic",
+          median(pipe_us),
+          median(bare_us),
+          median(cused_us),
+          median(legacy_us),
+          median(defer_us)};
 }
 
 }  // namespace
@@ -223,12 +307,19 @@ int main(int argc, char** argv) {
     else
       fmt::print("io_uring: skipped (/sys/module/fuse/parameters/enable_uring is not Y)\n");
   }
-  fmt::print("\n| mode | pipe ping-pong µs | bare libfuse ioctl µs | cused ioctl µs | cused/bare |\n");
-  fmt::print("|---|---:|---:|---:|---:|\n");
+  fmt::print(
+      "\n| mode | pipe ping-pong µs | bare libfuse ioctl µs | cused ioctl µs | cused/bare "
+      "| call legacy µs | call defer µs | legacy/(2 bare) | defer/(2 bare) | defer/pipe |\n");
+  fmt::print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : results)
-    fmt::print("| {} | {:.1f} | {:.1f} | {:.1f} | {:.2f} |\n", r.mode, r.pipe_us, r.bare_us,
-               r.cused_us, r.cused_us / r.bare_us);
-  fmt::print("\nmedians of {} interleaved rounds x {} round trips; target cused/bare <= 1.30\n",
-             rounds, iterations);
+    fmt::print(
+        "| {} | {:.1f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.2f} | {:.2f} |\n",
+        r.mode, r.pipe_us, r.bare_us, r.cused_us, r.cused_us / r.bare_us, r.legacy_call_us,
+        r.defer_call_us, r.legacy_call_us / (2 * r.bare_us), r.defer_call_us / (2 * r.bare_us),
+        r.defer_call_us / r.pipe_us);
+  fmt::print(
+      "\nmedians of {} interleaved rounds x {} round trips; targets: cused/bare <= 1.30, "
+      "call/(2 bare) <= 1.30\n",
+      rounds, iterations);
   return 0;
 }

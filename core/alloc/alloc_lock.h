@@ -4,16 +4,19 @@
 // in exchange every field it guards carries one CUSED_GUARDED_BY that clang checks for all
 // variants at once.
 //
-// Why these primitives: the mutex variant sleeps (sync::Mutex, a futex mutex) because it is held
-// across page installation, which makes system calls and may block in the kernel's page
-// allocator; a spinning waiter there would burn a CPU for microseconds. The spin variants hold
+// Why these primitives: the mutex variant sleeps (a futex mutex) because it is held across page
+// installation, which makes system calls and may block in the kernel's page allocator; a spinning
+// waiter there would burn a CPU for microseconds. Being the allocator's mutex, it behaves as the
+// device variant's lock_policy= says (sync::PolicyMutex, docs/locking.md), like the proc and node
+// locks; the spinlock of the spin variants is not a mutex and has no policy. The spin variants hold
 // the lock only for pointer work (tens of nanoseconds), where a futex round trip would cost more
 // than the critical section, so they use sync::SpinLock, which spins on reads with pause and
 // yields after a bounded number of rounds (a userspace holder can be preempted, which a kernel
 // spinlock holder cannot).
 #pragma once
 
-#include "core/sync/mutex.h"
+#include "core/sync/lock_policy.h"
+#include "core/sync/policy_mutex.h"
 #include "core/sync/spinlock.h"
 #include "core/sync/thread_annotations.h"
 
@@ -21,11 +24,13 @@ namespace cused::core::alloc {
 
 class CUSED_CAPABILITY("mutex") AllocLock {
  public:
-  explicit AllocLock(bool sleeping) : sleeping_(sleeping) {}
+  AllocLock(bool sleeping, sync::LockPolicy policy) : sleeping_(sleeping), mutex_(policy) {}
   AllocLock(const AllocLock&) = delete;
   AllocLock& operator=(const AllocLock&) = delete;
 
   bool sleeping() const { return sleeping_; }
+  // The policy of the sleeping lock; meaningless (never used) when the lock spins.
+  sync::LockPolicy policy() const { return mutex_.policy(); }
 
   // The forwarding itself is invisible to the analysis (it would see mutex_ acquired and kept);
   // callers see one capability.
@@ -47,7 +52,7 @@ class CUSED_CAPABILITY("mutex") AllocLock {
 
  private:
   const bool sleeping_;
-  sync::Mutex mutex_;
+  sync::PolicyMutex mutex_;
   sync::SpinLock spin_;
 };
 

@@ -82,7 +82,8 @@ Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorO
       lru_(lru),
       options_(std::move(options)),
       page_size_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))),
-      lock_(variant.lock == LockVariant::mutex),
+      lock_(variant.lock == LockVariant::mutex, options_.lock_policy),
+      install_lock_(options_.lock_policy),
       pages_(variant.pages) {}
 
 Allocator::~Allocator() { release(); }

@@ -35,7 +35,8 @@
 #include "core/alloc/range_alloc.h"
 #include "core/alloc/variant.h"
 #include "core/buffer_file.h"
-#include "core/sync/mutex.h"
+#include "core/sync/lock_policy.h"
+#include "core/sync/policy_mutex.h"
 #include "core/sync/thread_annotations.h"
 
 namespace cused::core::alloc {
@@ -54,6 +55,9 @@ struct AllocatorOptions {
   // "no vma", "no address space" with the totals of S9.8, "spamming oneway?" (S9.7).
   // Called without allocator locks held. Empty: lines are dropped.
   std::function<void(std::string_view)> log;
+  // lock_policy= of the device variant: how the allocator's sleeping locks (the metadata lock of
+  // alloc_lock=mutex, the install lock of alloc_lock=spin-install) behave under contention.
+  sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
 };
 
 // The answer to new_buffer(): a buffer, or the kernel's -errno.
@@ -105,6 +109,10 @@ class Allocator {
   Allocator& operator=(const Allocator&) = delete;
 
   const Variant& variant() const { return variant_; }
+  sync::LockPolicy lock_policy() const { return options_.lock_policy; }
+  // The policy each sleeping lock was built with (what lock_policy= reached); for tests.
+  sync::LockPolicy metadata_lock_policy() const { return lock_.policy(); }
+  sync::LockPolicy install_lock_policy() const { return install_lock_.policy(); }
   std::size_t page_size() const { return page_size_; }
 
   // S1.4: the client mapped `vma_length` bytes at `vm_start`; the space becomes
@@ -233,7 +241,7 @@ class Allocator {
   mutable AllocLock lock_;
   // spin_install only: serializes page installation with the shrinker's clear-and-punch.
   // Never taken with lock_ held.
-  sync::Mutex install_lock_;
+  sync::PolicyMutex install_lock_;
   RangeAlloc space_ CUSED_GUARDED_BY(lock_);
   PageTable pages_ CUSED_GUARDED_BY(lock_);
   std::size_t buffer_size_ CUSED_GUARDED_BY(lock_) = 0;

@@ -22,6 +22,7 @@
 #include "core/device.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "core/sync/lock_policy.h"
 #include "core/user_memory.h"
 #include "uapi/binder.h"
 
@@ -176,6 +177,14 @@ class Env {
   std::shared_ptr<Driver> driver = std::make_shared<Driver>();
   std::shared_ptr<Device> device;
 };
+
+// A lock policy as a gtest parameter name ("spin-then-park" -> "spinthenpark"), for suites that
+// run under every lock_policy=.
+inline std::string policy_param_name(sync::LockPolicy policy) {
+  std::string name(sync::to_string(policy));
+  std::erase(name, '-');
+  return name;
+}
 
 // Reads a delivered buffer's data as bytes (the client's mapping is ours).
 inline std::vector<std::byte> buffer_bytes(const binder_transaction_data& tr) {

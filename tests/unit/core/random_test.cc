@@ -338,11 +338,7 @@ TEST_P(ConcurrentRandom, ThreadsNoDeadlock_S3_S4) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LockPolicies, ConcurrentRandom, ::testing::ValuesIn(sync::kLockPolicies),
-                         [](const auto& info) {
-                           std::string name(sync::to_string(info.param));
-                           std::erase(name, '-');
-                           return name;
-                         });
+                         [](const auto& info) { return policy_param_name(info.param); });
 
 }  // namespace
 }  // namespace cused::core::test
