@@ -1,5 +1,7 @@
-// cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE.
+// cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE and/or
+// binder character devices through CUSE.
 #include <fmt/format.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,11 +14,47 @@
 #include <stdexcept>
 
 #include "core/alloc/shrinker.h"
+#include "core/device_variant.h"
 #include "core/driver.h"
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
+#include "cused/cuse/node.h"
 #include "cused/device_links.h"
+
+namespace {
+
+// The core devices of `--cuse NAME[:SPEC]` arguments; nullopt (after saying why) for a bad spec.
+std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
+    const std::vector<std::string>& specs) {
+  std::vector<std::shared_ptr<cused::core::Device>> devices;
+  for (const auto& text : specs) {
+    auto spec = cused::core::split_device_spec(text);
+    auto parsed = cused::core::parse_device_variant(spec.variant);
+    if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
+      fmt::print(stderr, "cused: --cuse {}: {}\n", text, error->message);
+      return std::nullopt;
+    }
+    if (spec.name.empty() || spec.name.find('/') != std::string::npos) {
+      fmt::print(stderr, "cused: --cuse {}: not a device name\n", text);
+      return std::nullopt;
+    }
+    devices.push_back(std::make_shared<cused::core::Device>(
+        spec.name, std::get<cused::core::DeviceOptions>(parsed)));
+  }
+  return devices;
+}
+
+// Without a mount there is no FUSE loop to end on a signal: wait for one here. The signals are
+// blocked before any thread starts, so that this sigwait is the only taker.
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+  return set;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
@@ -28,8 +66,15 @@ int main(int argc, char** argv) {
   uid_t uid = 0;
   gid_t gid = 0;
   cused::binderfs::MountOptions mount_options;
-  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on")
-      ->required();
+  std::vector<std::string> cuse_specs;
+  cused::cuse::SessionOptions cuse_session;
+  std::string cuse_socket_dir;
+  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on");
+  app.add_option("--cuse", cuse_specs,
+                 "Serve /dev/NAME as a character device through CUSE, NAME[:VARIANT] "
+                 "(repeatable; mmap needs the LD_PRELOAD shim, docs/cuse.md)");
+  app.add_option("--cuse-socket-dir", cuse_socket_dir,
+                 "Directory of the CUSE devices' mmap sockets (default /run/cused)");
   app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
   app.add_option("--device", devices,
                  "Binder device to create (repeatable; default: binder, hwbinder, vndbinder)");
@@ -49,9 +94,16 @@ int main(int argc, char** argv) {
   app.add_flag("--shrinker-stress", shrinker_stress,
                "Reclaim unused buffer pages continuously (race testing)");
   CLI11_PARSE(app, argc, argv);
+  if (mountpoint.empty() && cuse_specs.empty()) {
+    fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
+    return 2;
+  }
+  auto cuse_cores = cuse_devices(cuse_specs);
+  if (!cuse_cores) return 2;
 
   // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
-  mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
+  if (!mountpoint.empty())
+    mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
   if (!devices.empty()) fs_options.devices = devices;
   try {
@@ -63,6 +115,11 @@ int main(int argc, char** argv) {
   fs_options.device_attributes.uid = uid;
   fs_options.device_attributes.gid = gid;
   mount_options.mountpoint = mountpoint;
+  cuse_session.mode = fs_options.device_attributes.mode;
+  cuse_session.uid = uid;
+  cuse_session.gid = gid;
+  if (mount_options.max_threads) cuse_session.threads = mount_options.max_threads;
+  cuse_session.debug = mount_options.debug;
 
   std::optional<cused::Background> background;
   if (!foreground) background.emplace();  // before any thread exists
@@ -73,6 +130,18 @@ int main(int argc, char** argv) {
     shrinker_options.stress = shrinker_stress;
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
+    sigset_t signals = stop_signals();
+    if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
+    for (auto& device : *cuse_cores)
+      cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(
+          cused::cuse::NodeOptions{device, cuse_socket_dir, cuse_session}));
+    if (mountpoint.empty()) {
+      if (background) background->ready();
+      int signal = 0;
+      sigwait(&signals, &signal);
+      return 0;
+    }
     cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::Mount mount(filesystem, mount_options);
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
