@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "client/preload/map_client.h"
+#include "cused/binderfs/fuse.h"
 #include "cused/cuse/shim_mapping.h"
 
 namespace {
@@ -161,6 +165,35 @@ TEST_F(MapServerTest, PeerThatHangsUpMidwayLeavesTheProcUnmapped) {
   // The server finishes the abandoned connection first, so this request sees it aborted.
   EXPECT_EQ(request(connection, PROT_READ, &fd), 0);
   if (fd >= 0) close(fd);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<std::string>* g_log = nullptr;
+
+void capture_log(fuse_log_level, const char* format, va_list args) {
+  char line[512];
+  std::vsnprintf(line, sizeof line, format, args);
+  if (g_log) g_log->push_back(line);
+}
+
+TEST_F(MapServerTest, ProcNeededUnmappedLogsHowToMapACuseNodeOnce_S1_7) {
+  // A client that mapped without the shim got ENODEV from the kernel; the daemon only notices
+  // when core needs the proc's mapping, and then says what to do, once.
+  std::vector<std::string> log;
+  g_log = &log;
+  fuse_set_log_func(capture_log);
+  cused::cuse::ShimMappingFinder finder(mapping_, "binder-cuse");
+  EXPECT_FALSE(finder.find());
+  EXPECT_FALSE(finder.find());
+  fuse_set_log_func(nullptr);
+  g_log = nullptr;
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("/dev/binder-cuse"), std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("ENODEV"), std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("LD_PRELOAD=libcused-preload.so"), std::string::npos) << log[0];
 }
 
 }  // namespace
