@@ -12,6 +12,9 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
@@ -24,23 +27,51 @@
 
 namespace {
 
-// The core devices of `--cuse NAME[:SPEC]` arguments; nullopt (after saying why) for a bad spec.
+// `spec` applied to `base`; nullopt, with the parser's message about `what` printed, if it is bad.
+std::optional<cused::core::DeviceOptions> parse(const std::string& what, const std::string& spec,
+                                                const cused::core::DeviceOptions& base) {
+  auto parsed = cused::core::parse_device_variant(spec, base);
+  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
+    fmt::print(stderr, "cused: {}: {}\n", what, error->message);
+    return std::nullopt;
+  }
+  return std::get<cused::core::DeviceOptions>(parsed);
+}
+
+// `--variant SPEC` and `--device NAME[:SPEC]` into `options` (DESIGN.md section 5); false, with
+// the parser's message printed, if a spec is bad.
+bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
+                    cused::binderfs::FilesystemOptions& options) {
+  auto default_variant = parse("--variant " + default_spec, default_spec, {});
+  if (!default_variant) return false;
+  options.default_variant = *default_variant;
+  if (devices.empty()) return true;
+  options.devices.clear();
+  for (const auto& text : devices) {
+    cused::core::DeviceSpec device = cused::core::split_device_spec(text);
+    options.devices.push_back(device.name);
+    if (device.variant.empty()) continue;
+    auto variant = parse("--device " + text, device.variant, options.default_variant);
+    if (!variant) return false;
+    options.variants[device.name] = *variant;
+  }
+  return true;
+}
+
+// The core devices of `--cuse NAME[:SPEC]` arguments, SPEC applied to `base` (--variant);
+// nullopt (after saying why) for a bad spec.
 std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
-    const std::vector<std::string>& specs) {
+    const std::vector<std::string>& specs, const cused::core::DeviceOptions& base) {
   std::vector<std::shared_ptr<cused::core::Device>> devices;
   for (const auto& text : specs) {
     auto spec = cused::core::split_device_spec(text);
-    auto parsed = cused::core::parse_device_variant(spec.variant);
-    if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
-      fmt::print(stderr, "cused: --cuse {}: {}\n", text, error->message);
-      return std::nullopt;
-    }
+    auto variant = parse("--cuse " + text, spec.variant, base);
+    if (!variant) return std::nullopt;
     if (spec.name.empty() || spec.name.find('/') != std::string::npos) {
       fmt::print(stderr, "cused: --cuse {}: not a device name\n", text);
       return std::nullopt;
     }
-    devices.push_back(std::make_shared<cused::core::Device>(
-        spec.name, std::get<cused::core::DeviceOptions>(parsed)));
+    devices.push_back(std::make_shared<cused::core::Device>(spec.name, *variant));
   }
   return devices;
 }
@@ -76,8 +107,13 @@ int main(int argc, char** argv) {
   app.add_option("--cuse-socket-dir", cuse_socket_dir,
                  "Directory of the CUSE devices' mmap sockets (default /run/cused)");
   app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
+  std::string default_variant;
   app.add_option("--device", devices,
-                 "Binder device to create (repeatable; default: binder, hwbinder, vndbinder)");
+                 "Binder device to create, NAME or NAME:SPEC with a variant (repeatable; default: "
+                 "binder, hwbinder, vndbinder)");
+  app.add_option("--variant", default_variant,
+                 "Variant of devices that give none, e.g. alloc_lock=spin-install,pages=lazy "
+                 "(docs/variants.md)");
   app.add_option("--link", link_dir,
                  "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
   app.add_option("--mode", mode, "Permissions of device nodes (octal)");
@@ -98,14 +134,14 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
     return 2;
   }
-  auto cuse_cores = cuse_devices(cuse_specs);
-  if (!cuse_cores) return 2;
 
   // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
   if (!mountpoint.empty())
     mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
-  if (!devices.empty()) fs_options.devices = devices;
+  if (!apply_variants(default_variant, devices, fs_options)) return 2;
+  auto cuse_cores = cuse_devices(cuse_specs, fs_options.default_variant);
+  if (!cuse_cores) return 2;
   try {
     fs_options.device_attributes.mode = static_cast<mode_t>(std::stoul(mode, nullptr, 8));
   } catch (const std::exception&) {
@@ -130,6 +166,7 @@ int main(int argc, char** argv) {
     shrinker_options.stress = shrinker_stress;
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
+    fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
     sigset_t signals = stop_signals();
     if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;

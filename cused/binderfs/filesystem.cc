@@ -51,7 +51,10 @@ bool valid_name(const std::string& name) {
 Filesystem::Filesystem(FilesystemOptions options)
     : options_(std::move(options)), next_device_ino_(kFirstDeviceIno) {
   for (const auto& name : options_.devices) {
-    if (int err = add_device(name); err != 0)
+    auto variant = options_.variants.find(name);
+    if (int err = add_device(
+            name, variant == options_.variants.end() ? options_.default_variant : variant->second);
+        err != 0)
       throw std::system_error(-err, std::generic_category(), "device " + name);
   }
 }
@@ -68,7 +71,7 @@ void Filesystem::release_all() {
     if (file->proc()) file->proc()->release();
 }
 
-int Filesystem::add_device(const std::string& name) {
+int Filesystem::add_device(const std::string& name, const core::DeviceOptions& variant) {
   if (!valid_name(name) || name == kControlName || name == kFeaturesName) {
     return name == kControlName || name == kFeaturesName ? -EEXIST : -EACCES;
   }
@@ -77,8 +80,15 @@ int Filesystem::add_device(const std::string& name) {
   for (const auto& entry : devices_)
     if (entry.name == name) return -EEXIST;
   devices_.push_back(
-      {name, std::make_shared<core::Device>(name), kFirstListingIno + devices_.size()});
+      {name, std::make_shared<core::Device>(name, variant), kFirstListingIno + devices_.size()});
   return 0;
+}
+
+std::shared_ptr<core::Device> Filesystem::device(const std::string& name) const {
+  sync::LockGuard guard(lock_);
+  for (const auto& entry : devices_)
+    if (entry.name == name) return entry.device;
+  return nullptr;
 }
 
 std::vector<std::string> Filesystem::device_names() const {
@@ -343,24 +353,6 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
       std::make_unique<IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
   completion->watch_interrupts();
   file.proc()->ioctl(request, std::move(completion));
-}
-
-void Filesystem::control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size) {
-  if (cmd != BINDER_CTL_ADD) return static_cast<void>(fuse_reply_err(req, EINVAL));  // S10.3
-  binderfs_device device{};
-  if (in_size < sizeof device) return static_cast<void>(fuse_reply_err(req, EFAULT));
-  std::memcpy(&device, in, sizeof device);
-  device.name[BINDERFS_MAX_NAME] = '\0';  // force-terminated at byte 255
-  std::string name(device.name);
-  if (int err = add_device(name); err != 0) return static_cast<void>(fuse_reply_err(req, -err));
-  // No character device exists behind a FUSE node; report cused's own numbering so that callers
-  // that print major:minor see something stable and unique per device.
-  device.major = 0;
-  {
-    sync::LockGuard guard(lock_);
-    device.minor = static_cast<__u32>(devices_.size() - 1);
-  }
-  fuse_reply_ioctl(req, 0, &device, sizeof device);
 }
 
 void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/alloc/page_lru.h"
 #include "core/device.h"
 #include "core/sync/mutex.h"
 #include "cused/binderfs/fuse.h"
@@ -35,6 +36,12 @@ struct NodeAttributes {
 
 struct FilesystemOptions {
   std::vector<std::string> devices{"binder", "hwbinder", "vndbinder"};
+  // The variant of every device that is not given one in `variants` (`cused --variant`), also
+  // the base a spec is applied to (DESIGN.md section 5).
+  core::DeviceOptions default_variant;
+  std::map<std::string, core::DeviceOptions> variants;  // by device name (`--device NAME:SPEC`)
+  // "Shrink now" for CUSED_CTL_SHRINK (the daemon's Shrinker); without it the ioctl is ENOTTY.
+  std::function<core::alloc::ReclaimResult()> shrink_now;
   NodeAttributes device_attributes;
   std::size_t max_devices = 1u << 20;  // S10.1: binderfs's default and upper bound
 };
@@ -56,8 +63,10 @@ class Filesystem {
   void release_all();
 
   // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC).
-  int add_device(const std::string& name);
+  int add_device(const std::string& name, const core::DeviceOptions& variant);
   std::vector<std::string> device_names() const;
+  // The device called `name`, or null.
+  std::shared_ptr<core::Device> device(const std::string& name) const;
   // The mount's device number: the client's mapping of a device node shows up in
   // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
   // FUSE file).
@@ -102,7 +111,12 @@ class Filesystem {
   bool fill_attr(fuse_ino_t ino, struct stat& st) const;
   fuse_ino_t new_device_inode(std::size_t device_index);
   void open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_index, fuse_file_info* fi);
+  // binder-control (control_ioctls.cc): BINDER_CTL_ADD and cused's own uapi/cused.h.
   void control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size);
+  void add_device_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
+  void get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
+  void set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
+  void shrink_ioctl(fuse_req_t req);
 
   const FilesystemOptions options_;
   InterruptWorker interrupts_;

@@ -1,0 +1,121 @@
+// The ioctls of `binder-control`: the kernel's BINDER_CTL_ADD (S10.3), which in cused also takes
+// "NAME:SPEC" to create a device with a variant, and cused's own (uapi/cused.h): read and change
+// a device's variant, shrink now (DESIGN.md sections 5 and 6).
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "core/device_variant.h"
+#include "cused/binderfs/filesystem.h"
+#include "uapi/binder.h"
+#include "uapi/cused.h"
+
+namespace cused::binderfs {
+
+namespace {
+
+void reply_error(fuse_req_t req, int err) { fuse_reply_err(req, err); }
+
+// A fixed-size argument, copied out of the request; false if FUSE brought fewer bytes.
+template <typename T>
+bool read_argument(const void* in, std::size_t in_size, T& argument) {
+  if (in_size < sizeof argument) return false;
+  std::memcpy(&argument, in, sizeof argument);
+  return true;
+}
+
+// The variant `spec` on top of `base`; on a bad spec, logs why (the ioctl can only say EINVAL)
+// and returns nothing.
+std::optional<core::DeviceOptions> parse_or_log(const std::string& device, const std::string& spec,
+                                                const core::DeviceOptions& base) {
+  auto parsed = core::parse_device_variant(spec, base);
+  if (auto* error = std::get_if<core::VariantSpecError>(&parsed)) {
+    fuse_log(FUSE_LOG_ERR, "cused: binder-control: device %s: variant '%s' refused: %s\n",
+             device.c_str(), spec.c_str(), error->message.c_str());
+    return std::nullopt;
+  }
+  return std::get<core::DeviceOptions>(parsed);
+}
+
+// Copies `text` into a fixed field, cut to fit and NUL-terminated.
+template <std::size_t N>
+void copy_text(char (&field)[N], const std::string& text) {
+  std::memset(field, 0, N);
+  std::memcpy(field, text.data(), std::min(text.size(), N - 1));
+}
+
+}  // namespace
+
+void Filesystem::control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size) {
+  switch (cmd) {
+    case BINDER_CTL_ADD:
+      return add_device_ioctl(req, in, in_size);
+    case uapi::CUSED_CTL_GET_VARIANT:
+      return get_variant_ioctl(req, in, in_size);
+    case uapi::CUSED_CTL_SET_VARIANT:
+      return set_variant_ioctl(req, in, in_size);
+    case uapi::CUSED_CTL_SHRINK:
+      return shrink_ioctl(req);
+    default:
+      return reply_error(req, EINVAL);  // S10.3: binderfs's answer to any other command
+  }
+}
+
+void Filesystem::add_device_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
+  binderfs_device device{};
+  if (!read_argument(in, in_size, device)) return reply_error(req, EFAULT);
+  device.name[BINDERFS_MAX_NAME] = '\0';  // force-terminated at byte 255
+  // cused only: "NAME:SPEC" creates the device with a variant (docs/binderfs.md, differences).
+  core::DeviceSpec spec = core::split_device_spec(device.name);
+  auto variant = parse_or_log(spec.name, spec.variant, options_.default_variant);
+  if (!variant) return reply_error(req, EINVAL);
+  if (int err = add_device(spec.name, *variant); err != 0) return reply_error(req, -err);
+  // No character device exists behind a FUSE node; report cused's own numbering so that callers
+  // that print major:minor see something stable and unique per device.
+  device.major = 0;
+  {
+    sync::LockGuard guard(lock_);
+    device.minor = static_cast<__u32>(devices_.size() - 1);
+  }
+  fuse_reply_ioctl(req, 0, &device, sizeof device);
+}
+
+void Filesystem::get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
+  uapi::cused_device_variant argument{};
+  if (!read_argument(in, in_size, argument)) return reply_error(req, EFAULT);
+  argument.name[sizeof argument.name - 1] = '\0';
+  auto found = device(argument.name);
+  if (!found) return reply_error(req, ENOENT);
+  copy_text(argument.spec, core::to_string(found->options()));
+  fuse_reply_ioctl(req, 0, &argument, sizeof argument);
+}
+
+void Filesystem::set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
+  uapi::cused_device_variant argument{};
+  if (!read_argument(in, in_size, argument)) return reply_error(req, EFAULT);
+  argument.name[sizeof argument.name - 1] = '\0';
+  argument.spec[sizeof argument.spec - 1] = '\0';
+  auto found = device(argument.name);
+  if (!found) return reply_error(req, ENOENT);
+  // Keys the spec leaves out keep the device's current values.
+  auto variant = parse_or_log(argument.name, argument.spec, found->options());
+  if (!variant) return reply_error(req, EINVAL);
+  found->set_options(*variant);
+  fuse_log(FUSE_LOG_INFO, "cused: device %s: variant %s for procs opened from now on\n",
+           argument.name, core::to_string(*variant).c_str());
+  copy_text(argument.spec, core::to_string(*variant));
+  fuse_reply_ioctl(req, 0, &argument, sizeof argument);
+}
+
+void Filesystem::shrink_ioctl(fuse_req_t req) {
+  if (!options_.shrink_now) return reply_error(req, ENOTTY);
+  core::alloc::ReclaimResult freed = options_.shrink_now();
+  uapi::cused_shrink_result result{freed.pages, freed.bytes, freed.skipped};
+  fuse_reply_ioctl(req, 0, &result, sizeof result);
+}
+
+}  // namespace cused::binderfs

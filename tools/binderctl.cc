@@ -1,0 +1,179 @@
+// binderctl: devices, variants, state, stats and "shrink now" of a running cused (DESIGN.md
+// section 6, docs/variants.md). Speaks to the daemon through its mount: binder-control's ioctls
+// (BINDER_CTL_ADD, uapi/cused.h) and the files under binder_logs/.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/device_variant.h"
+#include "tools/binderctl_control.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cused::binderctl::ControlFile;
+using cused::binderctl::Failure;
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "binderctl: {}\n", message);
+  return 1;
+}
+
+// A failed ioctl, explained in the user's terms where the errno has one meaning here.
+int fail(const Failure& failure, const std::string& hint = {}) {
+  std::string message = fmt::format("{}: {}", failure.what, std::strerror(failure.err));
+  if (failure.err == EACCES || failure.err == EPERM)
+    message += " (binder-control belongs to root, as in binderfs)";
+  else if (failure.err == ENOTTY)
+    message += " (this cused does not serve that request)";
+  if (!hint.empty()) message += "\n  " + hint;
+  return fail(message);
+}
+
+// Why the daemon refused a spec: the same parser, run here, names the bad key or value.
+std::string explain_spec(const std::string& spec) {
+  auto parsed = cused::core::parse_device_variant(spec);
+  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) return error->message;
+  return "the daemon refused it (see its log)";
+}
+
+std::optional<std::string> resolve_mount(const std::string& given, std::string& error) {
+  if (!given.empty()) return given;
+  auto mounts = cused::binderctl::find_cused_mounts();
+  if (mounts.size() == 1) return mounts.front();
+  if (mounts.empty())
+    error = "no cused mount found in /proc/mounts; give --mount DIR";
+  else
+    error = fmt::format("several cused mounts ({}); pick one with --mount DIR",
+                        fmt::join(mounts, ", "));
+  return std::nullopt;
+}
+
+// Device nodes are the mount's non-directory entries that answer CUSED_CTL_GET_VARIANT.
+int list(const ControlFile& control, const std::string& mount) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(mount, error)) {
+    std::string name = entry.path().filename().string();
+    if (name == "binder-control" || entry.is_directory()) continue;
+    auto variant = control.variant(name);
+    if (auto* spec = std::get_if<std::string>(&variant))
+      rows.emplace_back(name, *spec);
+    else if (std::get<Failure>(variant).err != ENOENT)
+      return fail(std::get<Failure>(variant));
+  }
+  if (error) return fail(fmt::format("read {}: {}", mount, error.message()));
+  std::size_t width = 6;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  fmt::print("{:<{}}  {}\n", "DEVICE", width, "VARIANT");
+  for (const auto& [name, spec] : rows) fmt::print("{:<{}}  {}\n", name, width, spec);
+  return 0;
+}
+
+int create(const ControlFile& control, const std::string& name_and_spec) {
+  auto created = control.create(name_and_spec);
+  if (auto* failure = std::get_if<Failure>(&created)) {
+    std::string hint;
+    if (failure->err == EINVAL)
+      hint = explain_spec(cused::core::split_device_spec(name_and_spec).variant);
+    else if (failure->err == EEXIST)
+      hint = "a device of that name exists; change its variant with `binderctl set`";
+    return fail(*failure, hint);
+  }
+  const auto& device = std::get<cused::binderctl::Created>(created);
+  auto variant = control.variant(device.name);
+  if (auto* failure = std::get_if<Failure>(&variant)) return fail(*failure);
+  fmt::print("{}  {}\n", device.name, std::get<std::string>(variant));
+  return 0;
+}
+
+int set(const ControlFile& control, const std::string& name, const std::string& spec) {
+  auto variant = control.set_variant(name, spec);
+  if (auto* failure = std::get_if<Failure>(&variant)) {
+    std::string hint;
+    if (failure->err == EINVAL) hint = explain_spec(spec);
+    if (failure->err == ENOENT) hint = "no such device; `binderctl list` shows them";
+    return fail(*failure, hint);
+  }
+  fmt::print("{}  {}  (procs opened from now on; open ones keep theirs)\n", name,
+             std::get<std::string>(variant));
+  return 0;
+}
+
+int show(const ControlFile& control, const std::string& name) {
+  auto variant = control.variant(name);
+  if (auto* failure = std::get_if<Failure>(&variant))
+    return fail(*failure, failure->err == ENOENT ? "no such device" : "");
+  fmt::print("{}\n", std::get<std::string>(variant));
+  return 0;
+}
+
+int shrink(const ControlFile& control) {
+  auto result = control.shrink();
+  if (auto* failure = std::get_if<Failure>(&result)) return fail(*failure);
+  const auto& freed = std::get<cused::uapi::cused_shrink_result>(result);
+  fmt::print("freed {} pages ({} bytes), skipped {} busy\n", freed.pages, freed.bytes,
+             freed.skipped);
+  return 0;
+}
+
+// binder_logs/state or binder_logs/stats, as the daemon writes them.
+int print_log(const std::string& mount, const std::string& file) {
+  std::string path = mount + "/binder_logs/" + file;
+  std::ifstream in(path);
+  if (!in) {
+    int err = errno;
+    return fail(fmt::format("cannot read {}: {}{}", path, std::strerror(err),
+                            err == ENOENT ? " (this cused serves no binder_logs/)" : ""));
+  }
+  std::cout << in.rdbuf();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
+  app.require_subcommand(1);
+  std::string mount_option;
+  app.add_option("--mount", mount_option,
+                 "cused's mount (default: the one cused mount in /proc/mounts)");
+  std::string name, spec;
+  auto* list_cmd = app.add_subcommand("list", "Devices and their variants");
+  auto* create_cmd = app.add_subcommand("create", "Create a device: NAME or NAME:SPEC");
+  create_cmd->add_option("device", name, "NAME[:SPEC]")->required();
+  auto* set_cmd = app.add_subcommand("set", "Change a device's variant for procs opened from now");
+  set_cmd->add_option("name", name, "Device")->required();
+  set_cmd->add_option("spec", spec, "Variant keys to change, e.g. alloc_lock=spin")->required();
+  auto* show_cmd = app.add_subcommand("show", "Print a device's variant");
+  show_cmd->add_option("name", name, "Device")->required();
+  auto* shrink_cmd = app.add_subcommand("shrink", "Reclaim every unused buffer page now");
+  auto* state_cmd = app.add_subcommand("state", "Print binder_logs/state");
+  auto* stats_cmd = app.add_subcommand("stats", "Print binder_logs/stats");
+  CLI11_PARSE(app, argc, argv);
+
+  std::string error;
+  auto mount = resolve_mount(mount_option, error);
+  if (!mount) return fail(error);
+  if (state_cmd->parsed()) return print_log(*mount, "state");
+  if (stats_cmd->parsed()) return print_log(*mount, "stats");
+  ControlFile control(*mount);
+  if (!control.ok()) return fail(control.failure());
+  if (list_cmd->parsed()) return list(control, *mount);
+  if (create_cmd->parsed()) return create(control, name);
+  if (set_cmd->parsed()) return set(control, name, spec);
+  if (show_cmd->parsed()) return show(control, name);
+  if (shrink_cmd->parsed()) return shrink(control);
+  return fail("no command");
+}

@@ -1,0 +1,108 @@
+#include "tools/binderctl_control.h"
+
+#include <fcntl.h>
+#include <linux/android/binderfs.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace cused::binderctl {
+
+namespace {
+
+// /proc/mounts writes space, tab, newline and backslash in paths as octal escapes (\040).
+std::string unescape_mount_field(const std::string& field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    bool octal = field[i] == '\\' && i + 3 < field.size() &&
+                 field.find_first_not_of("01234567", i + 1) >= i + 4;
+    if (octal) {
+      out.push_back(static_cast<char>(std::stoi(field.substr(i + 1, 3), nullptr, 8)));
+      i += 3;
+    } else {
+      out.push_back(field[i]);
+    }
+  }
+  return out;
+}
+
+template <std::size_t N>
+bool copy_text(char (&field)[N], const std::string& text) {
+  if (text.size() >= N) return false;
+  std::memset(field, 0, N);
+  std::memcpy(field, text.data(), text.size());
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> find_cused_mounts(const std::string& mounts_file) {
+  std::ifstream mounts(mounts_file);
+  std::vector<std::string> found;
+  std::string line;
+  while (std::getline(mounts, line)) {
+    std::istringstream fields(line);
+    std::string source, target, type;
+    if (!(fields >> source >> target >> type)) continue;
+    // cused mounts with fsname=cused,subtype=binder: "cused DIR fuse.binder ...".
+    if (source == "cused" && type.rfind("fuse", 0) == 0)
+      found.push_back(unescape_mount_field(target));
+  }
+  return found;
+}
+
+ControlFile::ControlFile(const std::string& mount) : path_(mount + "/binder-control") {
+  fd_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) open_failure_ = {errno, "open " + path_};
+}
+
+ControlFile::~ControlFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Result<Created> ControlFile::create(const std::string& name_and_spec) const {
+  binderfs_device device{};
+  if (!copy_text(device.name, name_and_spec))
+    return Failure{ENAMETOOLONG, "BINDER_CTL_ADD " + name_and_spec};
+  if (ioctl(fd_, BINDER_CTL_ADD, &device) != 0)
+    return Failure{errno, "BINDER_CTL_ADD " + name_and_spec};
+  return Created{device.name, device.major, device.minor};
+}
+
+Result<uapi::cused_device_variant> ControlFile::variant_ioctl(unsigned cmd,
+                                                              const std::string& device,
+                                                              const std::string& spec) const {
+  uapi::cused_device_variant argument{};
+  std::string what =
+      (cmd == uapi::CUSED_CTL_SET_VARIANT ? "set variant of " : "get variant of ") + device;
+  if (!copy_text(argument.name, device) || !copy_text(argument.spec, spec))
+    return Failure{ENAMETOOLONG, what};
+  if (ioctl(fd_, cmd, &argument) != 0) return Failure{errno, what};
+  argument.spec[sizeof argument.spec - 1] = '\0';
+  return argument;
+}
+
+Result<std::string> ControlFile::variant(const std::string& device) const {
+  auto result = variant_ioctl(uapi::CUSED_CTL_GET_VARIANT, device, "");
+  if (auto* failure = std::get_if<Failure>(&result)) return *failure;
+  return std::string(std::get<uapi::cused_device_variant>(result).spec);
+}
+
+Result<std::string> ControlFile::set_variant(const std::string& device,
+                                             const std::string& spec) const {
+  auto result = variant_ioctl(uapi::CUSED_CTL_SET_VARIANT, device, spec);
+  if (auto* failure = std::get_if<Failure>(&result)) return *failure;
+  return std::string(std::get<uapi::cused_device_variant>(result).spec);
+}
+
+Result<uapi::cused_shrink_result> ControlFile::shrink() const {
+  uapi::cused_shrink_result result{};
+  if (ioctl(fd_, uapi::CUSED_CTL_SHRINK, &result) != 0) return Failure{errno, "shrink"};
+  return result;
+}
+
+}  // namespace cused::binderctl

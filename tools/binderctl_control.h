@@ -1,0 +1,60 @@
+// binderctl's way into a running cused: its mount (found in /proc/mounts) and the ioctls of the
+// mount's binder-control (BINDER_CTL_ADD and uapi/cused.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "uapi/cused.h"
+
+namespace cused::binderctl {
+
+// The mount points of every cused (fsname "cused") in `mounts_file` (/proc/mounts format).
+std::vector<std::string> find_cused_mounts(const std::string& mounts_file = "/proc/mounts");
+
+// An errno from an ioctl or open, with what was being done.
+struct Failure {
+  int err = 0;
+  std::string what;
+};
+
+template <typename T>
+using Result = std::variant<T, Failure>;
+
+struct Created {
+  std::string name;
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+};
+
+class ControlFile {
+ public:
+  // Opens `mount`/binder-control; failure() says why not.
+  explicit ControlFile(const std::string& mount);
+  ~ControlFile();
+  ControlFile(const ControlFile&) = delete;
+  ControlFile& operator=(const ControlFile&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  const Failure& failure() const { return open_failure_; }
+
+  // BINDER_CTL_ADD with "NAME" or "NAME:SPEC".
+  Result<Created> create(const std::string& name_and_spec) const;
+  // The device's variant in full text form.
+  Result<std::string> variant(const std::string& device) const;
+  // Applies `spec` to the device's variant for procs opened from now on; the result in full.
+  Result<std::string> set_variant(const std::string& device, const std::string& spec) const;
+  Result<uapi::cused_shrink_result> shrink() const;
+
+ private:
+  Result<uapi::cused_device_variant> variant_ioctl(unsigned cmd, const std::string& device,
+                                                   const std::string& spec) const;
+
+  std::string path_;
+  int fd_ = -1;
+  Failure open_failure_;
+};
+
+}  // namespace cused::binderctl

@@ -1,0 +1,55 @@
+// cused's own control ABI (DESIGN.md sections 5 and 6): ioctls on `binder-control` that the
+// kernel's binderfs does not have. They read and change a device's variant and ask the shrinker
+// to run now; binderctl is their user.
+//
+// Every argument is a fixed-size struct so that FUSE forwards the ioctl in restricted mode, where
+// the kernel copies exactly _IOC_SIZE(cmd) bytes in and out. The magic is cused's own, so no
+// binder or binderfs command can be mistaken for one of these.
+#pragma once
+
+#include <linux/android/binderfs.h>
+#include <linux/types.h>
+#include <sys/ioctl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cused::uapi {
+
+inline constexpr unsigned kCusedIoctlMagic = 0xCB;
+
+// Room for any variant spec: the longest valid one is well under 100 characters.
+inline constexpr std::size_t kVariantSpecSize = 256;
+
+// A device and its variant in text form (core/device_variant.h), both NUL-terminated.
+struct cused_device_variant {
+  char name[BINDERFS_MAX_NAME + 1];
+  char spec[kVariantSpecSize];
+};
+
+// What one "shrink now" returned: pages punched out of memfds, their bytes, and pages passed
+// over because their allocator was busy at the time.
+struct cused_shrink_result {
+  __u64 pages;
+  __u64 bytes;
+  __u64 skipped;
+};
+
+// Name in; the device's current variant (every key) out. ENOENT: no such device.
+inline constexpr unsigned CUSED_CTL_GET_VARIANT =
+    _IOWR(kCusedIoctlMagic, 1, struct cused_device_variant);
+// Name and spec in: procs opened on the device from now on get the device's variant with the
+// spec's keys applied; procs already open keep theirs. The resulting variant (every key) out.
+// ENOENT: no such device; EINVAL: a bad spec (the daemon's log says why).
+inline constexpr unsigned CUSED_CTL_SET_VARIANT =
+    _IOWR(kCusedIoctlMagic, 2, struct cused_device_variant);
+// Reclaims every unused buffer page of every proc now; what that freed out.
+inline constexpr unsigned CUSED_CTL_SHRINK = _IOR(kCusedIoctlMagic, 3, struct cused_shrink_result);
+
+static_assert(sizeof(cused_device_variant) == 512);
+static_assert(sizeof(cused_shrink_result) == 24);
+static_assert(CUSED_CTL_GET_VARIANT == 0xc200cb01u);
+static_assert(CUSED_CTL_SET_VARIANT == 0xc200cb02u);
+static_assert(CUSED_CTL_SHRINK == 0x8018cb03u);
+
+}  // namespace cused::uapi
