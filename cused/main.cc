@@ -76,8 +76,7 @@ std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
   return devices;
 }
 
-// Without a mount there is no FUSE loop to end on a signal: wait for one here. The signals are
-// blocked before any thread starts, so that this sigwait is the only taker.
+// Without a mount there is no FUSE loop to end on a signal: main waits for one with sigwait.
 sigset_t stop_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -159,6 +158,10 @@ int main(int argc, char** argv) {
 
   std::optional<cused::Background> background;
   if (!foreground) background.emplace();  // before any thread exists
+  sigset_t signals = stop_signals();
+  // Blocked before the first thread (the shrinker's) starts, so that every thread inherits the mask
+  // and a stop signal cannot kill the daemon on a thread with the default action.
+  if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
@@ -167,8 +170,6 @@ int main(int argc, char** argv) {
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
-    sigset_t signals = stop_signals();
-    if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
     for (auto& device : *cuse_cores)
       cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(
