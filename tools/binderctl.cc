@@ -82,8 +82,7 @@ int list(const ControlFile& control, const std::string& mount) {
 }
 
 int create(const ControlFile& control, const std::string& name_and_spec) {
-  auto created = control.create(name_and_spec);
-  if (auto* failure = std::get_if<Failure>(&created)) {
+  if (auto failure = control.create(name_and_spec)) {
     std::string hint;
     if (failure->err == EINVAL)
       hint = explain_spec(cused::core::split_device_spec(name_and_spec).variant);
@@ -91,10 +90,11 @@ int create(const ControlFile& control, const std::string& name_and_spec) {
       hint = "a device of that name exists; change its variant with `binderctl set`";
     return fail(*failure, hint);
   }
-  const auto& device = std::get<cused::binderctl::Created>(created);
-  auto variant = control.variant(device.name);
+  // The answer echoes what was sent, as binderfs does: "NAME:SPEC" here.
+  std::string name = cused::core::split_device_spec(name_and_spec).name;
+  auto variant = control.variant(name);
   if (auto* failure = std::get_if<Failure>(&variant)) return fail(*failure);
-  fmt::print("{}  {}\n", device.name, std::get<std::string>(variant));
+  fmt::print("{}  {}\n", name, std::get<std::string>(variant));
   return 0;
 }
 
@@ -146,6 +146,7 @@ int print_log(const std::string& mount, const std::string& file) {
 int main(int argc, char** argv) {
   CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
   app.require_subcommand(1);
+  app.fallthrough();  // --mount also after the command: `binderctl list --mount DIR`
   std::string mount_option;
   app.add_option("--mount", mount_option,
                  "cused's mount (default: the one cused mount in /proc/mounts)");

@@ -64,13 +64,13 @@ ControlFile::~ControlFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-Result<Created> ControlFile::create(const std::string& name_and_spec) const {
+std::optional<Failure> ControlFile::create(const std::string& name_and_spec) const {
   binderfs_device device{};
   if (!copy_text(device.name, name_and_spec))
     return Failure{ENAMETOOLONG, "BINDER_CTL_ADD " + name_and_spec};
   if (ioctl(fd_, BINDER_CTL_ADD, &device) != 0)
     return Failure{errno, "BINDER_CTL_ADD " + name_and_spec};
-  return Created{device.name, device.major, device.minor};
+  return std::nullopt;
 }
 
 Result<uapi::cused_device_variant> ControlFile::variant_ioctl(unsigned cmd,

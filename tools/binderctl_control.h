@@ -2,7 +2,7 @@
 // mount's binder-control (BINDER_CTL_ADD and uapi/cused.h).
 #pragma once
 
-#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,12 +23,6 @@ struct Failure {
 template <typename T>
 using Result = std::variant<T, Failure>;
 
-struct Created {
-  std::string name;
-  std::uint32_t major = 0;
-  std::uint32_t minor = 0;
-};
-
 class ControlFile {
  public:
   // Opens `mount`/binder-control; failure() says why not.
@@ -40,8 +34,8 @@ class ControlFile {
   bool ok() const { return fd_ >= 0; }
   const Failure& failure() const { return open_failure_; }
 
-  // BINDER_CTL_ADD with "NAME" or "NAME:SPEC".
-  Result<Created> create(const std::string& name_and_spec) const;
+  // BINDER_CTL_ADD with "NAME" or "NAME:SPEC"; nothing, or why not.
+  std::optional<Failure> create(const std::string& name_and_spec) const;
   // The device's variant in full text form.
   Result<std::string> variant(const std::string& device) const;
   // Applies `spec` to the device's variant for procs opened from now on; the result in full.

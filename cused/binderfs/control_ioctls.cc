@@ -10,6 +10,8 @@
 #include <variant>
 
 #include "core/device_variant.h"
+#include "core/sync/lock_guard.h"
+#include "core/sync/mutex.h"
 #include "cused/binderfs/filesystem.h"
 #include "uapi/binder.h"
 #include "uapi/cused.h"
@@ -39,6 +41,13 @@ std::optional<core::DeviceOptions> parse_or_log(const std::string& device, const
     return std::nullopt;
   }
   return std::get<core::DeviceOptions>(parsed);
+}
+
+// Serializes variant changes: each applies its spec to the variant it reads, so two at once
+// could lose the keys of one of them.
+sync::Mutex& variant_change_lock() {
+  static sync::Mutex lock;
+  return lock;
 }
 
 // Copies `text` into a fixed field, cut to fit and NUL-terminated.
@@ -101,10 +110,14 @@ void Filesystem::set_variant_ioctl(fuse_req_t req, const void* in, std::size_t i
   argument.spec[sizeof argument.spec - 1] = '\0';
   auto found = device(argument.name);
   if (!found) return reply_error(req, ENOENT);
-  // Keys the spec leaves out keep the device's current values.
-  auto variant = parse_or_log(argument.name, argument.spec, found->options());
+  std::optional<core::DeviceOptions> variant;
+  {
+    sync::LockGuard guard(variant_change_lock());
+    // Keys the spec leaves out keep the device's current values.
+    variant = parse_or_log(argument.name, argument.spec, found->options());
+    if (variant) found->set_options(*variant);
+  }
   if (!variant) return reply_error(req, EINVAL);
-  found->set_options(*variant);
   fuse_log(FUSE_LOG_INFO, "cused: device %s: variant %s for procs opened from now on\n",
            argument.name, core::to_string(*variant).c_str());
   copy_text(argument.spec, core::to_string(*variant));

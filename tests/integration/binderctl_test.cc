@@ -1,0 +1,195 @@
+// tools/binderctl and `cused --device NAME:SPEC` / `--variant SPEC` as a user runs them: a real
+// cused process, binderctl as another (issue 6, DESIGN.md sections 5 and 6).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/binder_device.h"
+#include "tests/integration/mounted_binderfs.h"
+#include "tests/integration/tool_process.h"
+#include "tools/binderctl_control.h"
+
+namespace cused {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::ToolProcess;
+
+// `command` through the shell with stderr folded into stdout: what a user reads.
+ToolProcess::Result run_shell(const std::string& command) {
+  ToolProcess shell({"/bin/sh", "-c", command + " 2>&1"});
+  return shell.finish(20s);
+}
+
+int exit_status(const ToolProcess::Result& result) {
+  return WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
+}
+
+class BinderctlTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (daemon_) {
+      kill(daemon_->pid(), SIGTERM);
+      daemon_->finish(10s);
+    }
+    umount2(dir_.c_str(), MNT_DETACH);  // only if a daemon died without unmounting
+    fs::remove_all(dir_);
+  }
+
+  // cused on dir_ in the foreground with `args`; true once binder-control is served.
+  bool start_daemon(std::vector<std::string> args) {
+    std::vector<std::string> argv{testing::binary_from_env("CUSED_BINARY"), "--mount", dir_,
+                                  "--foreground"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    daemon_ = std::make_unique<ToolProcess>(argv);
+    auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!fs::exists(dir_ + "/binder-control")) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
+
+  ToolProcess::Result binderctl(const std::string& args) {
+    return run_shell(testing::binary_from_env("BINDERCTL_BINARY") + " --mount " + dir_ + " " +
+                     args);
+  }
+
+  std::string dir_ = testing::make_temp_dir("cused-binderctl-");
+  std::unique_ptr<ToolProcess> daemon_;
+};
+
+// A bad spec on the command line: exit status 2 with the parser's message, nothing mounted.
+TEST_F(BinderctlTest, CusedRefusesABadSpecWithStatus2) {
+  std::string cused = testing::binary_from_env("CUSED_BINARY") + " --foreground --mount " + dir_;
+  auto bad_device = run_shell(cused + " --device binder --device x:alloc_lock=rwlock");
+  EXPECT_EQ(exit_status(bad_device), 2) << bad_device.output;
+  EXPECT_NE(
+      bad_device.output.find("--device x:alloc_lock=rwlock: bad alloc_lock=rwlock: expected one of "
+                             "mutex|spin|spin-install"),
+      std::string::npos)
+      << bad_device.output;
+  auto bad_default = run_shell(cused + " --variant defer_complete=maybe");
+  EXPECT_EQ(exit_status(bad_default), 2) << bad_default.output;
+  EXPECT_NE(bad_default.output.find("bad defer_complete=maybe: expected one of on|off"),
+            std::string::npos)
+      << bad_default.output;
+  EXPECT_FALSE(fs::exists(dir_ + "/binder-control"));
+}
+
+// --device NAME:SPEC and --variant (the default, also the base of every spec), as binderctl
+// lists them; create, set and show change and read them in the running daemon.
+TEST_F(BinderctlTest, ListCreateSetShowAgainstARunningDaemon) {
+  ASSERT_TRUE(start_daemon({"--device", "binder", "--device", "fast:alloc_lock=spin-install",
+                            "--variant", "pages=lazy"}));
+  auto listed = binderctl("list");
+  EXPECT_EQ(exit_status(listed), 0);
+  EXPECT_EQ(listed.output,
+            "DEVICE  VARIANT\n"
+            "binder  alloc_lock=mutex,pages=lazy,lock_policy=barging,defer_complete=on\n"
+            "fast    alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=on\n");
+
+  auto created = binderctl("create slow:lock_policy=handoff,defer_complete=off");
+  EXPECT_EQ(exit_status(created), 0) << created.output;
+  EXPECT_EQ(created.output,
+            "slow  alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=off\n");
+  EXPECT_EQ(client::BinderDevice(dir_ + "/slow").version(), 8) << "the new node serves";
+
+  auto changed = binderctl("set binder alloc_lock=spin");
+  EXPECT_EQ(exit_status(changed), 0) << changed.output;
+  EXPECT_EQ(changed.output,
+            "binder  alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on  (procs "
+            "opened from now on; open ones keep theirs)\n");
+  auto shown = binderctl("show binder");
+  EXPECT_EQ(shown.output, "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on\n");
+
+  auto again = binderctl("list");
+  EXPECT_NE(again.output.find("slow    alloc_lock=mutex,pages=lazy,lock_policy=handoff"),
+            std::string::npos)
+      << again.output;
+}
+
+// Every refusal is a nonzero exit and a message that says what to do.
+TEST_F(BinderctlTest, ErrorsAreClearAndNonzero) {
+  ASSERT_TRUE(start_daemon({}));
+  auto unknown = binderctl("set nosuch pages=lazy");
+  EXPECT_EQ(exit_status(unknown), 1);
+  EXPECT_NE(unknown.output.find("set variant of nosuch: No such file or directory"),
+            std::string::npos)
+      << unknown.output;
+  auto bad_spec = binderctl("set binder colour=blue");
+  EXPECT_EQ(exit_status(bad_spec), 1);
+  EXPECT_NE(bad_spec.output.find("unknown variant key 'colour'"), std::string::npos)
+      << bad_spec.output;
+  auto bad_create = binderctl("create other:pages=sometimes");
+  EXPECT_EQ(exit_status(bad_create), 1);
+  EXPECT_NE(bad_create.output.find("bad pages=sometimes: expected one of eager|lazy"),
+            std::string::npos)
+      << bad_create.output;
+  EXPECT_FALSE(fs::exists(dir_ + "/other"));
+  auto exists = binderctl("create binder");
+  EXPECT_EQ(exit_status(exists), 1);
+  EXPECT_NE(exists.output.find("File exists"), std::string::npos) << exists.output;
+  auto show = binderctl("show binder");
+  EXPECT_EQ(show.output, "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on\n")
+      << "refused requests changed nothing";
+}
+
+// binderctl shrink asks the daemon's shrinker and prints what it freed.
+TEST_F(BinderctlTest, ShrinkReportsWhatTheShrinkerFreed) {
+  ASSERT_TRUE(start_daemon({}));
+  auto shrunk = binderctl("shrink");
+  EXPECT_EQ(exit_status(shrunk), 0) << shrunk.output;
+  EXPECT_NE(shrunk.output.find("freed 0 pages (0 bytes), skipped 0 busy"), std::string::npos)
+      << "a daemon with no proc has nothing to free: " << shrunk.output;
+}
+
+// state and stats print binder_logs/ files; a mount without them says so and fails.
+TEST_F(BinderctlTest, StateWithoutBinderLogsSaysSo) {
+  auto state =
+      run_shell(testing::binary_from_env("BINDERCTL_BINARY") + " --mount " + dir_ + " state");
+  EXPECT_EQ(exit_status(state), 1);
+  EXPECT_NE(state.output.find("this cused serves no binder_logs/"), std::string::npos)
+      << state.output;
+}
+
+TEST_F(BinderctlTest, StateAndStatsPrintTheDaemonsFiles) {
+  ASSERT_TRUE(start_daemon({}));
+  if (!fs::exists(dir_ + "/binder_logs/stats")) GTEST_SKIP() << "this cused has no binder_logs/";
+  for (const char* file : {"state", "stats"}) {
+    auto printed = binderctl(file);
+    EXPECT_EQ(exit_status(printed), 0) << printed.output;
+    std::ifstream in(dir_ + "/binder_logs/" + file);
+    std::stringstream content;
+    content << in.rdbuf();
+    EXPECT_FALSE(printed.output.empty());
+    // The files are live; compare their first lines, which name the file's kind.
+    EXPECT_EQ(printed.output.substr(0, printed.output.find('\n')),
+              content.str().substr(0, content.str().find('\n')));
+  }
+}
+
+// Without --mount binderctl looks for cused in /proc/mounts (fsname "cused"), paths unescaped.
+TEST(BinderctlMounts, FindsCusedMountsByFsname) {
+  std::string dir = testing::make_temp_dir("cused-mounts-");
+  std::ofstream(dir + "/mounts") << "proc /proc proc rw,nosuid 0 0\n"
+                                    "cused /tmp/with\\040space fuse.binder rw,nosuid,nodev 0 0\n"
+                                    "other /mnt/x fuse.sshfs rw 0 0\n"
+                                    "cused /run/cused fuse.binder rw 0 0\n";
+  EXPECT_EQ(binderctl::find_cused_mounts(dir + "/mounts"),
+            (std::vector<std::string>{"/tmp/with space", "/run/cused"}));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cused
