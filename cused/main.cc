@@ -1,5 +1,7 @@
-// cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE.
+// cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE and/or
+// binder character devices through CUSE.
 #include <fmt/format.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,24 +22,26 @@
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
+#include "cused/cuse/node.h"
 #include "cused/device_links.h"
 
 namespace {
+
+// `spec` applied to `base`; nullopt, with the parser's message about `what` printed, if it is bad.
+std::optional<cused::core::DeviceOptions> parse(const std::string& what, const std::string& spec,
+                                                const cused::core::DeviceOptions& base) {
+  auto parsed = cused::core::parse_device_variant(spec, base);
+  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
+    fmt::print(stderr, "cused: {}: {}\n", what, error->message);
+    return std::nullopt;
+  }
+  return std::get<cused::core::DeviceOptions>(parsed);
+}
 
 // `--variant SPEC` and `--device NAME[:SPEC]` into `options` (DESIGN.md section 5); false, with
 // the parser's message printed, if a spec is bad.
 bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
                     cused::binderfs::FilesystemOptions& options) {
-  auto parse =
-      [](const std::string& what, const std::string& spec,
-         const cused::core::DeviceOptions& base) -> std::optional<cused::core::DeviceOptions> {
-    auto parsed = cused::core::parse_device_variant(spec, base);
-    if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
-      fmt::print(stderr, "cused: {}: {}\n", what, error->message);
-      return std::nullopt;
-    }
-    return std::get<cused::core::DeviceOptions>(parsed);
-  };
   auto default_variant = parse("--variant " + default_spec, default_spec, {});
   if (!default_variant) return false;
   options.default_variant = *default_variant;
@@ -54,6 +58,32 @@ bool apply_variants(const std::string& default_spec, const std::vector<std::stri
   return true;
 }
 
+// The core devices of `--cuse NAME[:SPEC]` arguments, SPEC applied to `base` (--variant);
+// nullopt (after saying why) for a bad spec.
+std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
+    const std::vector<std::string>& specs, const cused::core::DeviceOptions& base) {
+  std::vector<std::shared_ptr<cused::core::Device>> devices;
+  for (const auto& text : specs) {
+    auto spec = cused::core::split_device_spec(text);
+    auto variant = parse("--cuse " + text, spec.variant, base);
+    if (!variant) return std::nullopt;
+    if (spec.name.empty() || spec.name.find('/') != std::string::npos) {
+      fmt::print(stderr, "cused: --cuse {}: not a device name\n", text);
+      return std::nullopt;
+    }
+    devices.push_back(std::make_shared<cused::core::Device>(spec.name, *variant));
+  }
+  return devices;
+}
+
+// Without a mount there is no FUSE loop to end on a signal: main waits for one with sigwait.
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+  return set;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,8 +96,15 @@ int main(int argc, char** argv) {
   uid_t uid = 0;
   gid_t gid = 0;
   cused::binderfs::MountOptions mount_options;
-  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on")
-      ->required();
+  std::vector<std::string> cuse_specs;
+  cused::cuse::SessionOptions cuse_session;
+  std::string cuse_socket_dir;
+  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on");
+  app.add_option("--cuse", cuse_specs,
+                 "Serve /dev/NAME as a character device through CUSE, NAME[:VARIANT] "
+                 "(repeatable; mmap needs the LD_PRELOAD shim, docs/cuse.md)");
+  app.add_option("--cuse-socket-dir", cuse_socket_dir,
+                 "Directory of the CUSE devices' mmap sockets (default /run/cused)");
   app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
   std::string default_variant;
   app.add_option("--device", devices,
@@ -92,11 +129,18 @@ int main(int argc, char** argv) {
   app.add_flag("--shrinker-stress", shrinker_stress,
                "Reclaim unused buffer pages continuously (race testing)");
   CLI11_PARSE(app, argc, argv);
+  if (mountpoint.empty() && cuse_specs.empty()) {
+    fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
+    return 2;
+  }
 
   // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
-  mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
+  if (!mountpoint.empty())
+    mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
   if (!apply_variants(default_variant, devices, fs_options)) return 2;
+  auto cuse_cores = cuse_devices(cuse_specs, fs_options.default_variant);
+  if (!cuse_cores) return 2;
   try {
     fs_options.device_attributes.mode = static_cast<mode_t>(std::stoul(mode, nullptr, 8));
   } catch (const std::exception&) {
@@ -106,9 +150,18 @@ int main(int argc, char** argv) {
   fs_options.device_attributes.uid = uid;
   fs_options.device_attributes.gid = gid;
   mount_options.mountpoint = mountpoint;
+  cuse_session.mode = fs_options.device_attributes.mode;
+  cuse_session.uid = uid;
+  cuse_session.gid = gid;
+  if (mount_options.max_threads) cuse_session.threads = mount_options.max_threads;
+  cuse_session.debug = mount_options.debug;
 
   std::optional<cused::Background> background;
   if (!foreground) background.emplace();  // before any thread exists
+  sigset_t signals = stop_signals();
+  // Blocked before the first thread (the shrinker's) starts, so that every thread inherits the mask
+  // and a stop signal cannot kill the daemon on a thread with the default action.
+  if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
@@ -117,6 +170,16 @@ int main(int argc, char** argv) {
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
+    std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
+    for (auto& device : *cuse_cores)
+      cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(
+          cused::cuse::NodeOptions{device, cuse_socket_dir, cuse_session}));
+    if (mountpoint.empty()) {
+      if (background) background->ready();
+      int signal = 0;
+      sigwait(&signals, &signal);
+      return 0;
+    }
     cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::Mount mount(filesystem, mount_options);
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;

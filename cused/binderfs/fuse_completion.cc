@@ -25,6 +25,11 @@ void IoctlCompletion::complete(long result, std::span<const std::byte> out) {
   // Unregistering waits for a running interrupt callback, so `this` outlives it.
   fuse_req_interrupt_func(req, nullptr, nullptr);
   std::size_t size = std::min(out.size(), out_size_);
+  if (copy_out_to_ && size > 0) {
+    // copy_to_user: a caller whose argument is not writable gets EFAULT, as from the kernel.
+    if (memory_.write(*copy_out_to_, out.data(), size) != 0) result = -EFAULT;
+    size = 0;
+  }
   if (result < 0 && size == 0) {
     fuse_reply_err(req, static_cast<int>(-result));
   } else {

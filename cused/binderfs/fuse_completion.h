@@ -3,7 +3,9 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "core/completion.h"
 #include "core/proc.h"
@@ -17,10 +19,14 @@ namespace cused::binderfs {
 // whichever daemon thread core calls it on.
 class IoctlCompletion final : public core::Completion {
  public:
+  // `copy_out_to`: the caller's argument address of an unrestricted ioctl (CUSE); the answer's
+  // argument is written there before the reply, which then carries no data. Without it the
+  // argument goes back in the reply (restricted FUSE ioctl).
   IoctlCompletion(fuse_req_t req, pid_t tid, std::size_t out_size, std::weak_ptr<core::Proc> proc,
-                  InterruptWorker& interrupts)
+                  InterruptWorker& interrupts, std::optional<std::uint64_t> copy_out_to = {})
       : req_(req),
         out_size_(out_size),
+        copy_out_to_(copy_out_to),
         memory_(tid),
         tid_(tid),
         proc_(std::move(proc)),
@@ -37,6 +43,7 @@ class IoctlCompletion final : public core::Completion {
 
   fuse_req_t req_;  // nullptr once replied
   std::size_t out_size_;
+  std::optional<std::uint64_t> copy_out_to_;
   ProcessMemory memory_;
   pid_t tid_;
   std::weak_ptr<core::Proc> proc_;

@@ -6,10 +6,9 @@
 #include <sys/types.h>
 
 #include <memory>
-#include <unordered_map>
 
 #include "core/proc.h"
-#include "core/sync/mutex.h"
+#include "cused/thread_groups.h"
 
 namespace cused::binderfs {
 
@@ -22,19 +21,14 @@ class OpenFile {
   int backing_id() const { return backing_id_; }
   bool nonblock() const { return nonblock_; }
 
-  // FUSE names the calling thread; binder needs its thread group too (S1.3). Read once per
-  // thread from /proc, then cached: a tid stays in its group for the thread's life.
-  pid_t thread_group_of(pid_t tid);
+  // FUSE names the calling thread; binder needs its thread group too (S1.3).
+  pid_t thread_group_of(pid_t tid) { return thread_groups_.of(tid); }
 
  private:
   const std::shared_ptr<core::Proc> proc_;
   const int backing_id_;
   const bool nonblock_;  // O_NONBLOCK at open (FUSE does not forward later fcntl changes)
-  sync::Mutex lock_;
-  std::unordered_map<pid_t, pid_t> thread_groups_ CUSED_GUARDED_BY(lock_);
+  ThreadGroups thread_groups_;
 };
-
-// The thread group (Tgid) of a thread, from /proc/<tid>/status; 0 when the thread is gone.
-pid_t read_thread_group(pid_t tid);
 
 }  // namespace cused::binderfs

@@ -1,10 +1,10 @@
-#include "cused/binderfs/open_file.h"
+#include "cused/thread_groups.h"
 
 #include <charconv>
 #include <fstream>
 #include <string>
 
-namespace cused::binderfs {
+namespace cused {
 
 pid_t read_thread_group(pid_t tid) {
   std::ifstream status("/proc/" + std::to_string(tid) + "/status");
@@ -21,16 +21,16 @@ pid_t read_thread_group(pid_t tid) {
   return 0;
 }
 
-pid_t OpenFile::thread_group_of(pid_t tid) {
+pid_t ThreadGroups::of(pid_t tid) {
   {
     sync::LockGuard guard(lock_);
-    auto it = thread_groups_.find(tid);
-    if (it != thread_groups_.end()) return it->second;
+    auto it = groups_.find(tid);
+    if (it != groups_.end()) return it->second;
   }
   pid_t tgid = read_thread_group(tid);
   sync::LockGuard guard(lock_);
-  if (tgid != 0) thread_groups_.emplace(tid, tgid);
+  if (tgid != 0) groups_.emplace(tid, tgid);
   return tgid;
 }
 
-}  // namespace cused::binderfs
+}  // namespace cused

@@ -1,0 +1,184 @@
+#include "cused/cuse/device.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+
+#include <array>
+#include <cerrno>
+#include <span>
+#include <system_error>
+
+#include "core/buffer_file.h"
+#include "cused/binderfs/fuse_completion.h"
+#include "cused/process_memory.h"
+#include "uapi/binder.h"
+#include "uapi/cused_cuse.h"
+
+namespace cused::cuse {
+
+namespace {
+
+// The largest argument a binder ioctl has (binder_write_read is 48 bytes, the debug-info
+// structs 24). A command that encodes more is none of binder's: EINVAL, as binder_ioctl answers
+// any unknown command.
+constexpr std::size_t kMaxIoctlArgument = 256;
+
+Device& self(fuse_req_t req) { return *static_cast<Device*>(fuse_req_userdata(req)); }
+
+void reply_error(fuse_req_t req, int error) { fuse_reply_err(req, error); }
+
+}  // namespace
+
+Device::Device(std::shared_ptr<core::Device> device) : device_(std::move(device)) {}
+
+Device::~Device() { release_all(); }
+
+std::shared_ptr<ShimMapping> Device::mapping_of(std::uint64_t token) const {
+  sync::LockGuard guard(lock_);
+  auto it = by_token_.find(token);
+  return it == by_token_.end() ? nullptr : it->second;
+}
+
+void Device::release_all() {
+  std::map<const OpenFile*, std::unique_ptr<OpenFile>> files;
+  {
+    sync::LockGuard guard(lock_);
+    files.swap(open_files_);
+    by_token_.clear();
+  }
+  for (auto& [key, file] : files) file->proc->release();
+}
+
+std::uint64_t Device::new_token() const {
+  // Random, so that a token names one open and cannot be guessed from another's; the credential
+  // check, not the token, decides who may map it.
+  for (;;) {
+    std::uint64_t token = 0;
+    if (getrandom(&token, sizeof token, 0) != sizeof token) continue;
+    if (token != 0 && !by_token_.contains(token)) return token;
+  }
+}
+
+void Device::open(fuse_req_t req, fuse_file_info* fi) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  pid_t tgid = read_thread_group(ctx->pid);
+  std::unique_ptr<core::BufferFile> buffers;
+  std::shared_ptr<ShimMapping> mapping;
+  try {
+    buffers = core::BufferFile::create(fmt::format("cused-{}-{}", name(), ctx->pid),
+                                       uapi::kMaxMappedSize);
+    mapping = std::make_shared<ShimMapping>(tgid, buffers->fd());
+  } catch (const std::system_error& error) {
+    return reply_error(req, error.code().value());
+  }
+  core::OpenerIdentity opener{tgid, ctx->pid, ctx->uid};
+  auto proc = device_->open(opener, std::move(buffers),
+                            std::make_unique<ShimMappingFinder>(mapping, name()));
+  auto file = std::make_unique<OpenFile>(std::move(proc), (fi->flags & O_NONBLOCK) != 0,
+                                         std::move(mapping));
+  fi->fh = reinterpret_cast<std::uint64_t>(file.get());
+  fi->nonseekable = 1;
+  {
+    sync::LockGuard guard(lock_);
+    file->token = new_token();
+    by_token_.emplace(file->token, file->mapping);
+    open_files_.emplace(file.get(), std::move(file));
+  }
+  fuse_reply_open(req, fi);
+}
+
+void Device::release(fuse_req_t req, fuse_file_info* fi) {
+  std::unique_ptr<OpenFile> file;
+  {
+    sync::LockGuard guard(lock_);
+    auto node = open_files_.extract(reinterpret_cast<const OpenFile*>(fi->fh));
+    if (!node.empty()) {
+      file = std::move(node.mapped());
+      by_token_.erase(file->token);
+    }
+  }
+  if (file) file->proc->release();  // S1.9
+  file.reset();                     // closes the memfd before the release is answered
+  fuse_reply_err(req, 0);
+}
+
+void Device::ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi) {
+  auto& file = *reinterpret_cast<OpenFile*>(fi->fh);
+  if (cmd == uapi::CUSED_CUSE_GET_MAP_TOKEN) return token_ioctl(req, file, arg);
+  binder_ioctl(req, file, cmd, arg);
+}
+
+void Device::token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg) {
+  // Any holder of the descriptor may learn the token: it names the open, the map socket's
+  // credential check decides who maps it.
+  uapi::cused_cuse_map_token answer{file.token};
+  if (ProcessMemory(fuse_req_ctx(req)->pid).write(arg, &answer, sizeof answer) != 0)
+    return reply_error(req, EFAULT);
+  fuse_reply_ioctl(req, 0, nullptr, 0);
+}
+
+void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uint64_t arg) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  std::size_t size = _IOC_SIZE(cmd);
+  if (size > kMaxIoctlArgument) return reply_error(req, EINVAL);
+  // What a restricted ioctl would have carried: the argument in for _IOC_WRITE, out for _IOC_READ.
+  std::size_t in_size = (_IOC_DIR(cmd) & _IOC_WRITE) ? size : 0;
+  std::size_t out_size = (_IOC_DIR(cmd) & _IOC_READ) ? size : 0;
+  std::array<std::byte, kMaxIoctlArgument> in;
+  if (ProcessMemory(ctx->pid).read(arg, in.data(), in_size) != 0) return reply_error(req, EFAULT);
+  core::IoctlRequest request{file.thread_groups.of(ctx->pid),
+                             ctx->pid,
+                             ctx->uid,
+                             cmd,
+                             std::span<const std::byte>(in.data(), in_size),
+                             file.nonblock};
+  auto completion = std::make_unique<binderfs::IoctlCompletion>(req, ctx->pid, out_size, file.proc,
+                                                                interrupts_, arg);
+  completion->watch_interrupts();
+  file.proc->ioctl(request, std::move(completion));
+}
+
+void Device::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
+  std::unique_ptr<core::PollWaiter> waiter;
+  if (ph) waiter = std::make_unique<binderfs::FusePollWaiter>(ph);
+  auto& file = *reinterpret_cast<OpenFile*>(fi->fh);
+  unsigned events = file.proc->poll(fuse_req_ctx(req)->pid, std::move(waiter));
+  unsigned revents =
+      ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0);
+  fuse_reply_poll(req, revents);
+}
+
+namespace {
+
+void op_open(fuse_req_t req, fuse_file_info* fi) { self(req).open(req, fi); }
+void op_release(fuse_req_t req, fuse_file_info* fi) { self(req).release(req, fi); }
+void op_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned, const void*,
+              std::size_t, std::size_t) {
+  // FUSE_IOCTL_COMPAT (a 32-bit caller) needs nothing else: protocol 8's structs are the same
+  // for both, and `arg` is the caller's address either way.
+  self(req).ioctl(req, static_cast<unsigned>(cmd), reinterpret_cast<std::uint64_t>(arg), fi);
+}
+void op_poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
+  self(req).poll(req, fi, ph);
+}
+
+cuse_lowlevel_ops make_operations() {
+  cuse_lowlevel_ops ops{};
+  ops.open = op_open;
+  ops.release = op_release;
+  ops.ioctl = op_ioctl;
+  ops.poll = op_poll;
+  return ops;
+}
+
+}  // namespace
+
+const cuse_lowlevel_ops& Device::operations() {
+  static const cuse_lowlevel_ops ops = make_operations();
+  return ops;
+}
+
+}  // namespace cused::cuse
