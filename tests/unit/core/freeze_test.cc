@@ -149,16 +149,23 @@ TEST_F(FreezeTest, InterruptedWaitIsEintrAndThaws_S2_10) {
   EXPECT_EQ(oneway(0, 2, 0, 2).names(), "BR_NOOP BR_TRANSACTION_COMPLETE") << "thawed";
 }
 
-// S2.10 / S2.11: every proc of the pid is frozen; the info ORs over them.
+// S2.10 / S2.11: every proc of the pid counts: a busy second proc (its thread waits for a reply)
+// fails the freeze; once it is idle both are frozen, and the info ORs over them.
 TEST_F(FreezeTest, FreezesEveryProcOfThePid_S2_10_S2_11) {
-  Client second{env, kSm};
-  warm(second, kSmOther);
-  ASSERT_EQ(freeze(kSm, true), 0);
-  EXPECT_EQ(oneway(0, 1, 0, 1).names(), "BR_NOOP BR_TRANSACTION_PENDING_FROZEN");
-  binder_frozen_status_info info = frozen_info(kSm);
-  EXPECT_EQ(info.async_recv, 1u);
-  ASSERT_EQ(freeze(kSm, false), 0);
-  EXPECT_EQ(frozen_info(kSm).async_recv, 0u);
+  std::uint32_t handle = server_handle();
+  Client second{env, kServer};
+  warm(second, kServerOther);
+  Call call = second.write_read(kServerOther, Commands().transaction(0, 1, 0));
+  binder_transaction_data tr = read_now(sm, kSmOther).tr();
+  EXPECT_EQ(freeze(kServer, true), -EAGAIN);
+  EXPECT_EQ(frozen_info(kServer).sync_recv, 2u) << "pending in the second proc";
+  write_ok(sm, kSmOther, Commands().free_buffer(tr.data.ptr.buffer).reply());
+  ASSERT_TRUE(call.done());
+  ASSERT_EQ(freeze(kServer, true), 0);
+  EXPECT_EQ(oneway(handle, 1, 0, 1).names(), "BR_NOOP BR_TRANSACTION_PENDING_FROZEN");
+  EXPECT_EQ(frozen_info(kServer).async_recv, 1u) << "from the first proc";
+  ASSERT_EQ(freeze(kServer, false), 0);
+  EXPECT_EQ(frozen_info(kServer).async_recv, 0u);
 }
 
 // S4.13 TF_UPDATE_TXN: for a frozen proc, a oneway with TF_ONE_WAY|TF_UPDATE_TXN replaces an
