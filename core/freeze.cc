@@ -3,7 +3,6 @@
 // transaction path (BR_FROZEN_REPLY, BR_TRANSACTION_PENDING_FROZEN) are in transaction.cc.
 #include "core/freeze.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -154,10 +153,11 @@ void Proc::forget_freeze_waiter(const FreezeCall& call) {
 // binder_txns_pending_ilocked
 bool Proc::txns_pending() {
   if (outstanding_txns_ > 0) return true;
-  return std::any_of(threads_.begin(), threads_.end(), [&](const auto& entry) {
-    assume_locked(*entry.second);
-    return entry.second->transaction_stack != nullptr;
-  });
+  for (const auto& [tid, thread] : threads_) {
+    assume_locked(*thread);
+    if (thread->transaction_stack) return true;
+  }
+  return false;
 }
 
 std::vector<Proc::FreezeWaiter> Proc::take_drained_freeze_waiters() {

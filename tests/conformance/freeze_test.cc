@@ -136,6 +136,7 @@ TEST(Freeze, BusyProcIsEagainUnlessItDrainsInTime_S2_10) {
     ASSERT_TRUE(go.wait());
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ReceiveAndFree(endpoint, kOnewayCode, "late");
+    ASSERT_TRUE(go.wait());  // alive until the test has thawed it
   });
   Child caller([&] {
     ASSERT_TRUE(manager_ready.wait());
@@ -163,6 +164,7 @@ TEST(Freeze, BusyProcIsEagainUnlessItDrainsInTime_S2_10) {
   go.send(1);
   EXPECT_EQ(Freeze(freezer, manager.pid(), true, 10000), 0) << "drained during the wait";
   EXPECT_EQ(Freeze(freezer, manager.pid(), false), 0);
+  go.send(1);
   EXPECT_TRUE(caller.finish());
   EXPECT_TRUE(manager.finish());
 }
