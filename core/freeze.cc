@@ -48,12 +48,13 @@ void Proc::continue_freeze(const std::shared_ptr<FreezeCall>& call, bool resumed
     Proc& target = *call->targets[call->next];
     if (!resumed) {
       target.begin_freeze();
-      if (call->info.timeout_ms > 0 && target.park_freeze(call)) {
-        // An interrupt that came before the wait was registered found nothing to end.
-        if (!call->completion->interrupted() || !call->claim(call->wait_id.load())) return;
-        target.forget_freeze_waiter(*call);
-        target.thaw_after_failed_freeze();
-        return finish_freeze(call, -EINTR);
+      if (call->info.timeout_ms > 0) {
+        if (call->completion->interrupted()) return fail_interrupted_freeze(call);
+        if (std::uint64_t id = target.park_freeze(call)) {
+          // An interrupt that came while the wait was being registered could not claim it.
+          if (call->interrupt_pending && call->claim(id)) take_interrupt(call, id);
+          return;
+        }
       }
     }
     if (int ret = target.end_freeze()) return finish_freeze(call, ret);
@@ -80,13 +81,47 @@ bool Proc::interrupt_freeze(pid_t tid) {
     if (it == freeze_calls_.end()) return false;
     call = it->second.lock();
   }
-  if (!call || !call->completion || !call->completion->interrupted()) return false;
-  if (!call->claim(call->wait_id.load())) return false;
+  if (!call) return false;
+  call->interrupt_pending = true;
+  const std::uint64_t id = call->wait_id.load();
+  if (!call->claim(id)) return false;  // not parked (yet), or resumed by someone else
+  return take_interrupt(call, id);
+}
+
+// The caller owns `call` (it won wait `id`). The completion says whether the interrupt was for
+// this request; a late one for an earlier request of the tid puts the wait back as it was.
+bool Proc::take_interrupt(const std::shared_ptr<FreezeCall>& call, std::uint64_t id) {
   Proc& target = *call->targets[call->next];
+  if (!call->completion->interrupted()) {
+    call->interrupt_pending = false;
+    call->wait_id.store(id);
+    bool drained;
+    {
+      sync::LockGuard guard(target.inner_lock_);
+      drained = target.outstanding_txns_ == 0 && target.is_frozen_;
+    }
+    // A drain while the wait was not armed found nothing to resume.
+    if (drained && call->claim(id)) {
+      target.forget_freeze_waiter(*call);
+      Timer::shared().soon([call] {
+        WakeScope scope(call->tid);
+        continue_freeze(call, true);
+      });
+    }
+    return false;
+  }
   target.forget_freeze_waiter(*call);
-  target.thaw_after_failed_freeze();
-  finish_freeze(call, -EINTR);
+  fail_interrupted_freeze(call);
   return true;
+}
+
+void Proc::fail_interrupted_freeze(const std::shared_ptr<FreezeCall>& call) {
+  Proc& target = *call->targets[call->next];
+  {
+    sync::LockGuard guard(target.inner_lock_);
+    target.is_frozen_ = false;
+  }
+  finish_freeze(call, -EINTR);
 }
 
 // S2.10 thaw: the recv bits go, and every registration on this proc's nodes hears "thawed".
@@ -105,13 +140,13 @@ void Proc::begin_freeze() {
   is_frozen_ = true;
 }
 
-// Parks `call` on this proc until its outstanding transactions drain (or the deadline). False if
-// there is nothing to wait for.
-bool Proc::park_freeze(const std::shared_ptr<FreezeCall>& call) {
+// Parks `call` on this proc until its outstanding transactions drain (or the deadline). Returns
+// the wait's id, or 0 when there is nothing to wait for.
+std::uint64_t Proc::park_freeze(const std::shared_ptr<FreezeCall>& call) {
   const std::uint64_t id = last_wait_id.fetch_add(1, std::memory_order_relaxed) + 1;
   {
     sync::LockGuard guard(inner_lock_);
-    if (outstanding_txns_ == 0) return false;
+    if (outstanding_txns_ == 0) return 0;
     call->wait_id.store(id);
     freeze_waiters_.push_back({call, id});
   }
@@ -123,7 +158,7 @@ bool Proc::park_freeze(const std::shared_ptr<FreezeCall>& call) {
     call->targets[call->next]->forget_freeze_waiter(*call);
     continue_freeze(call, true);
   });
-  return true;
+  return id;
 }
 
 // After the wait: still busy (an undelivered or unanswered transaction, or a thread in the middle
@@ -138,11 +173,6 @@ int Proc::end_freeze() {
   }
   add_freeze_work(true);
   return 0;
-}
-
-void Proc::thaw_after_failed_freeze() {
-  sync::LockGuard guard(inner_lock_);
-  is_frozen_ = false;
 }
 
 void Proc::forget_freeze_waiter(const FreezeCall& call) {

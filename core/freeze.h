@@ -2,8 +2,8 @@
 // the other and may sleep up to timeout_ms on each for its transactions to drain; here the call
 // is parked on the proc it waits for and resumed, on the timer thread (timer.h), by whichever
 // comes first: the drain, the deadline or an interrupt. `wait_id` says which wait is current;
-// the side that swaps it to 0 owns the resumption, so a late deadline or a second drain is a
-// no-op.
+// the side that swaps it to 0 owns the call (its completion included) until it parks it again or
+// answers it, so a late deadline or a second drain is a no-op.
 #pragma once
 
 #include <sys/types.h>
@@ -30,6 +30,9 @@ struct FreezeCall {
   // Touched only by the side that runs the call (the ioctl, or whoever won wait_id).
   std::unique_ptr<Completion> completion;
   std::atomic<std::uint64_t> wait_id{0};  // nonzero while parked
+  // An interrupt arrived; set before it tries to claim the wait, so that a wait registered just
+  // after sees it.
+  std::atomic<bool> interrupt_pending{false};
 
   bool claim(std::uint64_t id) { return id && wait_id.compare_exchange_strong(id, 0); }
 };

@@ -311,11 +311,12 @@ class Proc : public std::enable_shared_from_this<Proc> {
   static void continue_freeze(const std::shared_ptr<FreezeCall>& call, bool resumed);
   static void finish_freeze(const std::shared_ptr<FreezeCall>& call, int result);
   bool interrupt_freeze(pid_t tid) CUSED_EXCLUDES(inner_lock_);
+  static bool take_interrupt(const std::shared_ptr<FreezeCall>& call, std::uint64_t id);
+  static void fail_interrupted_freeze(const std::shared_ptr<FreezeCall>& call);
   void thaw() CUSED_EXCLUDES(inner_lock_);
   void begin_freeze() CUSED_EXCLUDES(inner_lock_);
-  bool park_freeze(const std::shared_ptr<FreezeCall>& call) CUSED_EXCLUDES(inner_lock_);
+  std::uint64_t park_freeze(const std::shared_ptr<FreezeCall>& call) CUSED_EXCLUDES(inner_lock_);
   int end_freeze() CUSED_EXCLUDES(inner_lock_);
-  void thaw_after_failed_freeze() CUSED_EXCLUDES(inner_lock_);
   void forget_freeze_waiter(const FreezeCall& call) CUSED_EXCLUDES(inner_lock_);
   bool txns_pending() CUSED_REQUIRES(inner_lock_);
   // After outstanding_txns_ went down: the waits of BINDER_FREEZE calls end once it reaches 0.
