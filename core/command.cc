@@ -95,6 +95,19 @@ int Proc::run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, uid
       dead_binder_done(thread, cookie);
       return 0;
     }
+    case uapi::BC_REQUEST_FREEZE_NOTIFICATION:
+    case uapi::BC_CLEAR_FREEZE_NOTIFICATION: {
+      binder_handle_cookie hc{};
+      if (reader.read(hc)) return -EFAULT;
+      // S7.6 / S7.9: unlike death notifications, mistakes here are hard errors.
+      return cmd == uapi::BC_REQUEST_FREEZE_NOTIFICATION ? request_freeze_notification(hc)
+                                                         : clear_freeze_notification(hc);
+    }
+    case uapi::BC_FREEZE_NOTIFICATION_DONE: {
+      binder_uintptr_t cookie = 0;
+      if (reader.read(cookie)) return -EFAULT;
+      return freeze_notification_done(cookie);
+    }
     default:
       return -EINVAL;
   }

@@ -38,6 +38,7 @@ void Proc::ioctl(const IoctlRequest& request, std::unique_ptr<Completion> comple
   binder_node_info_for_ref ref_info{};
   binder_node_debug_info debug_info{};
   binder_extended_error ee{};
+  binder_frozen_status_info frozen_info{};
   switch (request.cmd) {
     case BINDER_WRITE_READ:
       return write_read(thread, request, std::move(completion));
@@ -84,6 +85,12 @@ void Proc::ioctl(const IoctlRequest& request, std::unique_ptr<Completion> comple
       oneway_spam_detection_enabled_ = enable != 0;
       break;
     }
+    case BINDER_FREEZE:
+      return freeze_ioctl(thread, request, std::move(completion));
+    case BINDER_GET_FROZEN_INFO:
+      result = read_arg(request.arg, frozen_info) ? get_frozen_info(frozen_info) : -EFAULT;
+      if (result == 0) out = bytes_of(frozen_info);
+      break;
     case BINDER_GET_EXTENDED_ERROR:
       ee = take_extended_error(*thread);
       out = bytes_of(ee);

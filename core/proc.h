@@ -3,7 +3,8 @@
 // split by concept over several files, all implementing this class as the kernel's binder.c does
 // around binder_proc: proc.cc (lifetime, threads, wake-ups), ioctl.cc, command.cc (BC_ write
 // loop), read.cc (BR_ read loop), transaction.cc (S4), translate.cc (S5), refcount.cc (S6),
-// death.cc (S7), release.cc (S1.9, S2.6). docs/protocol.md has the map and the lock order.
+// death.cc (S7), freeze.cc (S2.10, S2.11, S4.13), freeze_notification.cc (S7.6-S7.9),
+// release.cc (S1.9, S2.6). docs/protocol.md has the map and the lock order.
 #pragma once
 
 #include <sys/types.h>
@@ -18,6 +19,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/alloc/allocator.h"
 #include "core/buffer_file.h"
@@ -37,6 +39,7 @@ namespace cused::core {
 
 class Driver;
 class UserReader;
+struct FreezeCall;
 
 struct IoctlRequest {
   pid_t pid = 0;  // caller's thread group
@@ -237,6 +240,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) CUSED_EXCLUDES(inner_lock_);
   std::uint32_t proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
                                  BufferState& state) CUSED_EXCLUDES(inner_lock_);
+  std::uint32_t queue_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
+                                  BufferState& state, std::shared_ptr<Transaction>& outdated)
+      CUSED_EXCLUDES(inner_lock_);
   static void send_failed_reply(std::shared_ptr<Transaction> t, std::uint32_t error);
   static void cleanup_transaction(const std::shared_ptr<Transaction>& t, std::uint32_t error);
   static void free_transaction(Transaction& t);
@@ -303,6 +309,41 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void dead_binder_done(Thread& thread, binder_uintptr_t cookie) CUSED_EXCLUDES(inner_lock_);
   void queue_clear_death_done(Thread& thread, Death& death) CUSED_REQUIRES(inner_lock_);
 
+  // ---- freeze.cc: BINDER_FREEZE / BINDER_GET_FROZEN_INFO (S2.10, S2.11), TF_UPDATE_TXN (S4.13)
+  friend struct FreezeCall;
+  void freeze_ioctl(const std::shared_ptr<Thread>& thread, const IoctlRequest& request,
+                    std::unique_ptr<Completion> completion);
+  int get_frozen_info(binder_frozen_status_info& info);
+  // Runs a BINDER_FREEZE from its current target on; `resumed`: that target's wait just ended.
+  static void continue_freeze(const std::shared_ptr<FreezeCall>& call, bool resumed);
+  static void finish_freeze(const std::shared_ptr<FreezeCall>& call, int result);
+  bool interrupt_freeze(pid_t tid) CUSED_EXCLUDES(inner_lock_);
+  static bool take_interrupt(const std::shared_ptr<FreezeCall>& call, std::uint64_t id);
+  static void fail_interrupted_freeze(const std::shared_ptr<FreezeCall>& call);
+  void thaw() CUSED_EXCLUDES(inner_lock_);
+  void begin_freeze() CUSED_EXCLUDES(inner_lock_);
+  std::uint64_t park_freeze(const std::shared_ptr<FreezeCall>& call) CUSED_EXCLUDES(inner_lock_);
+  int end_freeze() CUSED_EXCLUDES(inner_lock_);
+  void forget_freeze_waiter(const FreezeCall& call) CUSED_EXCLUDES(inner_lock_);
+  bool txns_pending() CUSED_REQUIRES(inner_lock_);
+  // After outstanding_txns_ went down: the waits of BINDER_FREEZE calls end once it reaches 0.
+  struct FreezeWaiter {
+    std::shared_ptr<FreezeCall> call;
+    std::uint64_t wait_id;
+  };
+  std::vector<FreezeWaiter> take_drained_freeze_waiters() CUSED_REQUIRES(inner_lock_);
+  static void resume_drained(std::vector<FreezeWaiter> waiters);
+  std::shared_ptr<Transaction> find_outdated_transaction(Node& node, const Transaction& t)
+      CUSED_REQUIRES(inner_lock_, node.lock);
+  void discard_outdated_transaction(const std::shared_ptr<Transaction>& outdated)
+      CUSED_EXCLUDES(inner_lock_);
+
+  // ---- freeze_notification.cc (S7.6-S7.9)
+  int request_freeze_notification(const binder_handle_cookie& hc);
+  int clear_freeze_notification(const binder_handle_cookie& hc);
+  int freeze_notification_done(binder_uintptr_t cookie) CUSED_EXCLUDES(inner_lock_);
+  void add_freeze_work(bool is_frozen) CUSED_EXCLUDES(inner_lock_);
+
   // ---- release.cc (S1.9, S2.6)
   int release_thread(const std::shared_ptr<Thread>& thread) CUSED_EXCLUDES(inner_lock_);
   void release_node(const std::shared_ptr<Node>& node) CUSED_EXCLUDES(inner_lock_);
@@ -343,6 +384,11 @@ class Proc : public std::enable_shared_from_this<Proc> {
   WaitingList waiting_threads_ CUSED_GUARDED_BY(inner_lock_);
   WorkList todo_ CUSED_GUARDED_BY(inner_lock_);
   WorkList delivered_death_ CUSED_GUARDED_BY(inner_lock_);
+  WorkList delivered_freeze_ CUSED_GUARDED_BY(inner_lock_);
+  // BINDER_FREEZE calls waiting for this proc to drain, and this proc's own calls by tid (for
+  // interrupts).
+  std::vector<FreezeWaiter> freeze_waiters_ CUSED_GUARDED_BY(inner_lock_);
+  std::map<pid_t, std::weak_ptr<FreezeCall>> freeze_calls_ CUSED_GUARDED_BY(inner_lock_);
   std::unordered_map<const alloc::Buffer*, BufferState> buffer_states_
       CUSED_GUARDED_BY(inner_lock_);
   std::uint32_t max_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;

@@ -1,6 +1,6 @@
 // The files of binderfs's features/ directory (S10.5): each names a protocol feature this driver
 // implements, and userspace (libbinder) probes them before using it. List only what core really
-// does: freeze notifications (freeze_notification) come with the freeze work.
+// does. transaction_report (netlink, S4.15) is not implemented.
 #pragma once
 
 #include <array>
@@ -10,9 +10,10 @@
 namespace cused::core {
 
 inline std::span<const std::string_view> features() {
-  static constexpr std::array<std::string_view, 3> kFeatures{
+  static constexpr std::array<std::string_view, 4> kFeatures{
       "oneway_spam_detection",  // BINDER_ENABLE_ONEWAY_SPAM_DETECTION, BR_ONEWAY_SPAM_SUSPECT
       "extended_error",         // BINDER_GET_EXTENDED_ERROR (S2.14)
+      "freeze_notification",    // BC_REQUEST_FREEZE_NOTIFICATION ... (S7.6-S7.9)
       "defer_complete",         // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h)
   };
   return kFeatures;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/align.h"
+#include "core/freeze_notification.h"
 #include "core/proc.h"
 #include "core/wake.h"
 
@@ -127,6 +128,20 @@ Proc::ReadStep Proc::emit_next(Thread& thread, PendingRead& read, bool wait_for_
         // S3.2 step 6: userspace may want to transact in response to a death.
         return clear_done ? ReadStep::kContinue : ReadStep::kDone;
       }
+      case WorkType::kFrozenBinder: {
+        // S7.7: waits on delivered_freeze_ for BC_FREEZE_NOTIFICATION_DONE, and ends the read.
+        auto& freeze = work.as<FreezeNotification>();
+        assume_same_lock(inner_lock_, freeze.inner_lock);
+        freeze.sent = true;
+        delivered_freeze_.push_back(freeze);
+        read.put(uapi::BR_FROZEN_BINDER);
+        read.put(uapi::binder_frozen_state_info{freeze.cookie, freeze.is_frozen, 0});
+        return ReadStep::kDone;
+      }
+      case WorkType::kClearFreezeNotification:
+        read.put(uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE);
+        read.put(work.as<FreezeNotification>().cookie);
+        return ReadStep::kContinue;
       default:
         return ReadStep::kContinue;
     }
@@ -287,6 +302,7 @@ std::unique_ptr<PendingRead> Proc::unpark(Thread& thread) {
 
 void Proc::interrupt(pid_t tid) {
   WakeScope scope(tid);
+  if (interrupt_freeze(tid)) return;
   std::shared_ptr<Thread> thread;
   std::unique_ptr<PendingRead> read;
   {

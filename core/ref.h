@@ -1,5 +1,6 @@
 // A proc's reference to a node (binder_ref), named by a handle ("desc") in that proc, and a death
-// notification registered on it (binder_ref_death, S7).
+// notification registered on it (binder_ref_death, S7); freeze notifications are in
+// freeze_notification.h.
 #pragma once
 
 #include <boost/intrusive/list.hpp>
@@ -13,6 +14,7 @@
 
 namespace cused::core {
 
+class FreezeNotification;
 class Node;
 class Proc;
 
@@ -50,6 +52,8 @@ class Ref {
   std::uint32_t weak CUSED_GUARDED_BY(outer_lock) = 0;
   // Read when the node dies (node lock held), set and cleared with both locks held.
   std::shared_ptr<Death> death CUSED_GUARDED_BY(node_lock);
+  // BC_REQUEST_FREEZE_NOTIFICATION's registration (S7.6), same locking as `death`.
+  std::shared_ptr<FreezeNotification> freeze CUSED_GUARDED_BY(node_lock);
   // Entry in node->refs.
   RefHook node_entry;
   ObjCounter counter;  // S10.6 `stats`: ref

@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "core/driver.h"
+#include "core/freeze_notification.h"
 #include "core/proc.h"
 
 namespace cused::core {
@@ -210,6 +211,7 @@ void Proc::cleanup_ref(Ref& ref) {
   assume_same_lock(outer_lock_, ref.outer_lock);
   refs_by_node_.erase(ref.node.get());
   std::shared_ptr<Death> death;
+  std::shared_ptr<FreezeNotification> freeze;
   {
     Node& node = *ref.node;
     std::shared_ptr<Node> freed;
@@ -219,8 +221,10 @@ void Proc::cleanup_ref(Ref& ref) {
     node.refs.erase(RefList::s_iterator_to(ref));
     freed = dec_node_nilocked(node, false, true);
     death = std::move(ref.death);
+    freeze = std::move(ref.freeze);
   }
   if (death) dequeue_work(*death);
+  if (freeze) dequeue_work(*freeze);  // S7.5 for freeze registrations: dropped silently
 }
 
 std::unique_ptr<Ref> Proc::take_ref(Ref& ref) {

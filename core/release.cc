@@ -13,6 +13,7 @@ int Proc::release_thread(const std::shared_ptr<Thread>& thread) {
   std::shared_ptr<Transaction> send_reply;
   std::unique_ptr<PendingRead> parked;
   std::shared_ptr<PollWaiter> poller;
+  std::vector<FreezeWaiter> drained;
   int active = 0;
   {
     sync::LockGuard guard(inner_lock_);
@@ -45,10 +46,12 @@ int Proc::release_thread(const std::shared_ptr<Thread>& thread) {
         break;
       }
     }
+    drained = take_drained_freeze_waiters();
     parked = unpark(*thread);
     // S11.7: a poll() waiter must not outlive the thread; it is told to look again.
     poller = std::move(thread->poll_waiter);
   }
+  resume_drained(std::move(drained));
   if (poller) WakeScope::current().notify(std::move(poller));
   if (parked) finish_read(*thread, std::move(parked), 0);
   if (send_reply) send_failed_reply(send_reply, BR_DEAD_REPLY);
@@ -169,6 +172,10 @@ void Proc::release() {
   release_work([&]() CUSED_NO_THREAD_SAFETY_ANALYSIS {
     sync::LockGuard guard(inner_lock_);
     return delivered_death_.pop_front();
+  });
+  release_work([&]() CUSED_NO_THREAD_SAFETY_ANALYSIS {
+    sync::LockGuard guard(inner_lock_);
+    return delivered_freeze_.pop_front();
   });
 }
 

@@ -270,6 +270,15 @@ TxnError Proc::deliver_oneway(Thread& thread, TxnPlan& plan) {
 // BR_TRANSACTION_PENDING_FROZEN.
 std::uint32_t Proc::proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
                                      BufferState& state) {
+  std::shared_ptr<Transaction> outdated;
+  std::uint32_t result = queue_transaction(t, thread, state, outdated);
+  // Freed after the locks, as the kernel does to keep them short.
+  if (outdated) discard_outdated_transaction(outdated);
+  return result;
+}
+
+std::uint32_t Proc::queue_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
+                                      BufferState& state, std::shared_ptr<Transaction>& outdated) {
   Node& node = *t->target_node;
   const bool oneway = t->is_async;
   bool pending_async = false;
@@ -292,12 +301,20 @@ std::uint32_t Proc::proc_transaction(const std::shared_ptr<Transaction>& t, Thre
   if (!thread && !pending_async) thread = select_thread();
   state.transaction = t;
   buffer_states_.emplace(t->get_buffer(), std::move(state));
-  if (thread)
+  if (thread) {
     enqueue_thread_work(*thread, *t);
-  else if (!pending_async)
+  } else if (!pending_async) {
     todo_.push_back(*t);
-  else
+  } else {
+    // S4.13 TF_UPDATE_TXN: a newer state supersedes the one still waiting for the frozen proc.
+    if ((t->flags & TF_UPDATE_TXN) && frozen) {
+      if ((outdated = find_outdated_transaction(node, *t))) {
+        DequeuedWork superseded = WorkList::unlink(*outdated);
+        outstanding_txns_--;
+      }
+    }
     node.async_todo.push_back(*t);
+  }
   if (!pending_async) wakeup_thread_or_poll(thread);
   outstanding_txns_++;
   return oneway && frozen ? uapi::BR_TRANSACTION_PENDING_FROZEN : 0;
@@ -392,12 +409,16 @@ void Proc::free_transaction(Transaction& t) {
     buffer = t.buffer;
   }
   if (!target) return;
-  sync::LockGuard guard(target->inner_lock_);
-  target->outstanding_txns_--;
-  if (!buffer) return;
-  if (BufferState* state = target->buffer_state(*buffer);
-      state && state->transaction.lock().get() == &t)
-    state->transaction.reset();
+  std::vector<FreezeWaiter> drained;
+  {
+    sync::LockGuard guard(target->inner_lock_);
+    target->outstanding_txns_--;
+    drained = target->take_drained_freeze_waiters();
+    if (BufferState* state = buffer ? target->buffer_state(*buffer) : nullptr;
+        state && state->transaction.lock().get() == &t)
+      state->transaction.reset();
+  }
+  resume_drained(std::move(drained));
 }
 
 BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {

@@ -126,7 +126,12 @@ std::vector<Return> ParseReturns(const std::byte* buffer, std::size_t size, std:
         break;
       case BR_DEAD_BINDER:
       case BR_CLEAR_DEATH_NOTIFICATION_DONE:
+      case uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE:
         item.cookie = Load<binder_uintptr_t>(buffer + at);
+        break;
+      case uapi::BR_FROZEN_BINDER:
+        item.frozen = Load<uapi::binder_frozen_state_info>(buffer + at);
+        item.cookie = item.frozen.cookie;
         break;
       case BR_NOOP:
       case BR_SPAWN_LOOPER:
@@ -135,6 +140,7 @@ std::vector<Return> ParseReturns(const std::byte* buffer, std::size_t size, std:
       case BR_DEAD_REPLY:
       case BR_FROZEN_REPLY:
       case BR_ONEWAY_SPAM_SUSPECT:
+      case uapi::BR_TRANSACTION_PENDING_FROZEN:
       case BR_ERROR:
         break;
       default:
@@ -170,6 +176,9 @@ std::string ReturnName(std::uint32_t code) {
     CUSED_RETURN_NAME(BR_FAILED_REPLY)
     CUSED_RETURN_NAME(BR_FROZEN_REPLY)
     CUSED_RETURN_NAME(BR_ONEWAY_SPAM_SUSPECT)
+    CUSED_RETURN_NAME(uapi::BR_TRANSACTION_PENDING_FROZEN)
+    CUSED_RETURN_NAME(uapi::BR_FROZEN_BINDER)
+    CUSED_RETURN_NAME(uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE)
 #undef CUSED_RETURN_NAME
   }
   char hex[16];

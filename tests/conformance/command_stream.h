@@ -58,7 +58,8 @@ struct Return {
   std::uint32_t code = 0;
   binder_transaction_data txn{};   // BR_TRANSACTION, BR_REPLY
   binder_ptr_cookie ptr_cookie{};  // BR_INCREFS, BR_ACQUIRE, BR_RELEASE, BR_DECREFS
-  binder_uintptr_t cookie = 0;     // BR_DEAD_BINDER, BR_CLEAR_DEATH_NOTIFICATION_DONE
+  binder_uintptr_t cookie = 0;     // BR_DEAD_BINDER, BR_CLEAR_{DEATH,FREEZE}_NOTIFICATION_DONE
+  uapi::binder_frozen_state_info frozen{};  // BR_FROZEN_BINDER
 
   // The transaction's data bytes, read from the receiver's mapping.
   std::string data() const;

@@ -15,6 +15,7 @@
 
 #include "client/cused_differences.h"
 #include "tests/conformance/command_stream.h"
+#include "tests/conformance/device_path.h"
 #include "tests/conformance/endpoint.h"
 #include "tests/conformance/process_harness.h"
 
@@ -972,6 +973,9 @@ TEST(Failures, ReplyWithFdToCallerWithoutAcceptFdsFailsOnTheCallerSide_S3_6_S4_7
 }
 
 }  // namespace
+
+const std::string& DevicePath() { return g_device; }
+
 }  // namespace cused::conformance
 
 int main(int argc, char** argv) {

@@ -72,7 +72,8 @@ TEST_F(BinderfsTest, S10_2_RootListsDevicesControlAndFeatures) {
 // S10.5: features/ lists what the engine implements, each file reading "1\n".
 TEST_F(BinderfsTest, S10_5_FeaturesListImplementedProtocol) {
   EXPECT_EQ(list_dir(mount_.path("features")),
-            (std::set<std::string>{"oneway_spam_detection", "extended_error", "defer_complete"}));
+            (std::set<std::string>{"oneway_spam_detection", "extended_error", "freeze_notification",
+                                   "defer_complete"}));
   std::ifstream feature(mount_.path("features/defer_complete"));
   std::string content((std::istreambuf_iterator<char>(feature)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "1\n");

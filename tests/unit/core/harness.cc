@@ -67,6 +67,8 @@ std::string br_name(std::uint32_t cmd) {
       {BR_FROZEN_REPLY, "BR_FROZEN_REPLY"},
       {BR_ONEWAY_SPAM_SUSPECT, "BR_ONEWAY_SPAM_SUSPECT"},
       {uapi::BR_TRANSACTION_PENDING_FROZEN, "BR_TRANSACTION_PENDING_FROZEN"},
+      {uapi::BR_FROZEN_BINDER, "BR_FROZEN_BINDER"},
+      {uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE, "BR_CLEAR_FREEZE_NOTIFICATION_DONE"},
   };
   auto it = names.find(cmd);
   return it == names.end() ? "BR_?" + std::to_string(cmd) : it->second;
@@ -348,6 +350,23 @@ Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call
   {
     std::lock_guard guard(state.lock);
     state.completion = completion.get();
+  }
+  proc_->ioctl(request, std::move(completion));
+  return call;
+}
+
+Call Client::ioctl_async(pid_t tid, unsigned cmd, const void* arg, std::size_t size) {
+  Call call{std::make_shared<Call::State>()};
+  IoctlRequest request;
+  request.pid = pid_;
+  request.tid = tid;
+  request.euid = euid_;
+  request.cmd = cmd;
+  request.arg = {static_cast<const std::byte*>(arg), size};
+  auto completion = std::make_unique<TestCompletion>(call.state);
+  {
+    std::lock_guard guard(call.state->lock);
+    call.state->completion = completion.get();
   }
   proc_->ioctl(request, std::move(completion));
   return call;

@@ -146,6 +146,12 @@ class Client {
   long ioctl(pid_t tid, unsigned cmd, T& arg) {
     return ioctl(tid, cmd, &arg, sizeof arg);
   }
+  // An ioctl that may park (BINDER_FREEZE with a timeout): the argument is copied in at once.
+  Call ioctl_async(pid_t tid, unsigned cmd, const void* arg, std::size_t size);
+  template <typename T>
+  Call ioctl_async(pid_t tid, unsigned cmd, const T& arg) {
+    return ioctl_async(tid, cmd, &arg, sizeof arg);
+  }
   Call write_read(pid_t tid, const Commands& commands, std::size_t read_size = 256,
                   bool nonblock = false, binder_size_t read_consumed = 0);
   // BINDER_WRITE_READ with a binder_write_read the test made (its buffers are the test's).
