@@ -210,6 +210,7 @@ void DebugPrint::print_proc_work(std::string& out, Proc& proc) {
   proc.todo_.for_each(
       [&](Work& work) { print_work(out, &proc, "  ", "  pending transaction", work); });
   if (!proc.delivered_death_.empty()) out += "  has delivered dead binder\n";
+  if (!proc.delivered_freeze_.empty()) out += "  has delivered freeze binder\n";
 }
 
 void DebugPrint::print_work(std::string& out, const Proc* proc, std::string_view prefix,

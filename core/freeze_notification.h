@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/locks.h"
+#include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -28,6 +29,7 @@ class FreezeNotification final : public Work,
   bool sent CUSED_GUARDED_BY(inner_lock) = false;
   // Queue the item again when the DONE comes: the state changed or the registration was cleared.
   bool resend CUSED_GUARDED_BY(inner_lock) = false;
+  ObjCounter counter;  // S10.6 `stats`: freeze
 
  protected:
   std::shared_ptr<void> owner() override { return shared_from_this(); }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/debug_print.h"
 #include "tests/unit/core/world.h"
 
 namespace cused::core::test {
@@ -243,6 +244,10 @@ TEST_F(FreezeTest, StateChangesAndDone_S7_7_S7_8) {
   ASSERT_EQ(freeze(kServer, true), 0);
   EXPECT_FALSE(client.read(kClientOther).done()) << "in flight: nothing until the DONE";
   client.proc().flush();
+  // S10.6: the holder's block says a BR_FROZEN_BINDER awaits its DONE; stats count the object.
+  EXPECT_NE(DebugPrint::proc(*env.driver, kClient).find("  has delivered freeze binder\n"),
+            std::string::npos);
+  EXPECT_NE(DebugPrint::state(*env.driver).find("has delivered freeze binder"), std::string::npos);
   write_ok(client, kClientMain, Commands().u32(uapi::BC_FREEZE_NOTIFICATION_DONE).u64(kCookie));
   Call frozen = read_now(client, kClientMain);
   EXPECT_EQ(frozen.names(), "BR_NOOP BR_FROZEN_BINDER");
