@@ -99,8 +99,9 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
       [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
         return txn.code == kNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
       });
-  // As libbinder's defaultServiceManager(): wait for a context manager to appear.
-  auto deadline = Clock::now() + std::chrono::seconds(5);
+  // As libbinder's defaultServiceManager(): wait for a context manager to appear (libbinder
+  // waits for ever; a bounded wait names the problem, and stays long enough for a loaded machine).
+  auto deadline = Clock::now() + std::chrono::seconds(30);
   while (service_manager.ping() != cused::client::kOk) {
     if (Clock::now() > deadline) fail("no service manager answers on " + settings.device);
     usleep(10000);

@@ -109,15 +109,19 @@ Verdict judge(const RatioInterval& interval, Better better) {
                                verdict.low_percent, verdict.high_percent);
     return verdict;
   }
-  verdict.text = fmt::format("B is {:.1f} % {} ({} % CI {:+.1f} … {:+.1f} %)",
-                             std::abs(verdict.improvement_percent),
-                             verdict.improvement_percent > 0 ? "faster" : "slower", level,
-                             verdict.low_percent, verdict.high_percent);
+  // The interval in the direction the sentence names: "slower (CI 190 … 243 %)", not a
+  // negative improvement.
+  bool faster = verdict.improvement_percent > 0;
+  double from = faster ? verdict.low_percent : -verdict.high_percent;
+  double to = faster ? verdict.high_percent : -verdict.low_percent;
+  verdict.text = fmt::format("B is {:.1f} % {} ({} % CI {:.1f} … {:.1f} %)",
+                             std::abs(verdict.improvement_percent), faster ? "faster" : "slower",
+                             level, from, to);
   return verdict;
 }
 
 std::string detection_note(const Verdict& verdict, double target_percent) {
-  if (verdict.detected) return verdict.text;
+  if (verdict.detected) return fmt::format("resolved (target {:g} %)", target_percent);
   if (verdict.low_percent > -target_percent && verdict.high_percent < target_percent)
     return fmt::format("a difference of {:g} % or more is ruled out", target_percent);
   return fmt::format(

@@ -84,6 +84,8 @@ TEST(AbBootstrap, FivePercentShiftIsDetectedWithEnoughRuns) {
   EXPECT_TRUE(verdict.detected);
   EXPECT_LT(verdict.improvement_percent, 0);
   EXPECT_NE(verdict.text.find("slower"), std::string::npos) << verdict.text;
+  // The interval is printed in the verdict's direction: two positive slowdowns.
+  EXPECT_EQ(verdict.text.find("CI -"), std::string::npos) << verdict.text;
 }
 
 // The design's reason for interleaving: a slow spell hits run i of A and of B alike. Resampling
@@ -131,7 +133,7 @@ TEST(AbVerdict, DetectionNoteSaysWhetherTheTargetDifferenceWasResolved) {
   auto wide = judge(RatioInterval{1.01, 0.93, 1.09, 0.95}, Better::higher);
   EXPECT_NE(detection_note(wide, 5).find("could not resolve a 5 % difference"), std::string::npos);
   auto found = judge(RatioInterval{0.95, 0.93, 0.97, 0.95}, Better::higher);
-  EXPECT_EQ(detection_note(found, 5), found.text);
+  EXPECT_EQ(detection_note(found, 5), "resolved (target 5 %)");
 }
 
 }  // namespace
