@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   client::ProcessOptions options;
   options.max_threads = 0;
   bool verbose = false;
-  app.add_option("-d,--device", options.device, "binder device node")->capture_default_str();
+  app.add_option("DEVICE,-d,--device", options.device,
+                 "binder device node (also as the only argument)")
+      ->capture_default_str();
   app.add_flag("-v,--verbose", verbose, "log registrations, lookups refused and deaths");
   CLI11_PARSE(app, argc, argv);
 

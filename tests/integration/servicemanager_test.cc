@@ -82,7 +82,7 @@ class ServiceManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     servicemanager_ = std::make_unique<testing::ToolProcess>(std::vector<std::string>{
-        testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", device()});
+        testing::binary_from_env("SERVICEMANAGER_BINARY"), device()});  // `servicemanager DEVICE`
     // Until the tool has become the context manager, handle 0 answers with a dead/failed reply.
     auto deadline = std::chrono::steady_clock::now() + 5s;
     while (sm().ping() != client::kOk) {
