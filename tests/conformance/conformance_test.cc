@@ -18,16 +18,15 @@
 #include "tests/conformance/device_path.h"
 #include "tests/conformance/endpoint.h"
 #include "tests/conformance/process_harness.h"
+#include "tests/conformance/scenario.h"
 
 namespace cused::conformance {
 namespace {
 
 std::string g_device;  // argv[1]
 
-// Arbitrary but recognisable transaction codes and object identities.
-constexpr std::uint32_t kCallCode = 0x5f434c4c;
+// Arbitrary but recognisable codes and object identities (kCallCode, kRegisterCode: scenario.h).
 constexpr std::uint32_t kReplyCode = 0x5f52504c;
-constexpr std::uint32_t kRegisterCode = 0x5f524547;
 constexpr binder_uintptr_t kObjectPtr = 0x7000100;
 constexpr binder_uintptr_t kObjectCookie = 0x7000200;
 constexpr binder_uintptr_t kDeathCookie = 0xdeadc0;
@@ -47,14 +46,6 @@ flat_binder_object FdObject(int fd) {
   object.hdr.type = BINDER_TYPE_FD;
   object.handle = static_cast<std::uint32_t>(fd);
   return object;
-}
-
-// A context manager that has entered its looper (as servicemanager does) and is ready for work.
-Endpoint ContextManager() {
-  Endpoint manager(g_device);
-  EXPECT_TRUE(manager.become_context_manager());
-  EXPECT_EQ(manager.write(Commands().code(BC_ENTER_LOOPER)), 0);
-  return manager;
 }
 
 // Waits for one incoming transaction: a read that is exactly BR_NOOP, BR_TRANSACTION (S3.6).
@@ -167,90 +158,80 @@ TEST(Ioctls, SecondContextManagerFailsWithEbusy_S2_3) {
 // S3.6 "sync call OK", S4.8: what the manager and the caller each read, and the fields of the
 // delivered transaction and reply.
 TEST(Transactions, SyncCallToContextManagerAndReply_S3_6_S4_8) {
-  Channel manager_ready, caller_pid;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return txn;
-    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-    std::uint64_t expected_pid = 0;
-    ASSERT_TRUE(caller_pid.receive(expected_pid));
-    EXPECT_EQ(txn.txn.target.ptr, 0u) << "plain SET_CONTEXT_MGR node has ptr 0";
-    EXPECT_EQ(txn.txn.cookie, 0u);
-    EXPECT_EQ(txn.txn.code, kCallCode);
-    EXPECT_EQ(txn.txn.flags, 0u);
-    EXPECT_EQ(static_cast<std::uint64_t>(txn.txn.sender_pid), expected_pid);
-    EXPECT_EQ(txn.txn.sender_euid, ::geteuid());
-    EXPECT_EQ(txn.data(), "ping");
-    EXPECT_EQ(txn.txn.offsets_size, 0u);
-    FreeAndReply(endpoint, txn, "pong!");
-  });
-  Child caller([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    caller_pid.send(::getpid());
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "ping")), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    ASSERT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE, BR_REPLY}));
-    const Return& reply = returns[2];
-    EXPECT_EQ(reply.txn.code, kReplyCode);
-    EXPECT_EQ(reply.txn.target.ptr, 0u);
-    EXPECT_EQ(reply.txn.cookie, 0u);
-    EXPECT_EQ(reply.txn.sender_pid, 0) << "replies carry no sender pid";
-    EXPECT_EQ(reply.txn.sender_euid, ::geteuid());
-    EXPECT_EQ(reply.data(), "pong!");
-    // The second free is the double-free guard's soft error (S9.9).
-    Commands frees;
-    frees.free_buffer(reply.txn.data.ptr.buffer).free_buffer(reply.txn.data.ptr.buffer);
-    binder_size_t consumed = 0;
-    ASSERT_EQ(endpoint.write(frees, &consumed), 0);
-    EXPECT_EQ(consumed, frees.size());
-    EXPECT_TRUE(endpoint.quiet_for()) << "freeing the reply produces nothing to read";
-  });
-  EXPECT_TRUE(caller.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel caller_pid;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return txn;
+        ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+        std::uint64_t expected_pid = 0;
+        ASSERT_TRUE(caller_pid.receive(expected_pid));
+        EXPECT_EQ(txn.txn.target.ptr, 0u) << "plain SET_CONTEXT_MGR node has ptr 0";
+        EXPECT_EQ(txn.txn.cookie, 0u);
+        EXPECT_EQ(txn.txn.code, kCallCode);
+        EXPECT_EQ(txn.txn.flags, 0u);
+        EXPECT_EQ(static_cast<std::uint64_t>(txn.txn.sender_pid), expected_pid);
+        EXPECT_EQ(txn.txn.sender_euid, ::geteuid());
+        EXPECT_EQ(txn.data(), "ping");
+        EXPECT_EQ(txn.txn.offsets_size, 0u);
+        FreeAndReply(endpoint, txn, "pong!");
+      },
+      [&](const Endpoint& endpoint) {
+        caller_pid.send(::getpid());
+        ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "ping")), 0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        ASSERT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE, BR_REPLY}));
+        const Return& reply = returns[2];
+        EXPECT_EQ(reply.txn.code, kReplyCode);
+        EXPECT_EQ(reply.txn.target.ptr, 0u);
+        EXPECT_EQ(reply.txn.cookie, 0u);
+        EXPECT_EQ(reply.txn.sender_pid, 0) << "replies carry no sender pid";
+        EXPECT_EQ(reply.txn.sender_euid, ::geteuid());
+        EXPECT_EQ(reply.data(), "pong!");
+        // The second free is the double-free guard's soft error (S9.9).
+        Commands frees;
+        frees.free_buffer(reply.txn.data.ptr.buffer).free_buffer(reply.txn.data.ptr.buffer);
+        binder_size_t consumed = 0;
+        ASSERT_EQ(endpoint.write(frees, &consumed), 0);
+        EXPECT_EQ(consumed, frees.size());
+        EXPECT_TRUE(endpoint.quiet_for()) << "freeing the reply produces nothing to read";
+      });
 }
 
 // S3.6 "oneway OK", S4.5: oneways to one node arrive in order, each only after the previous
 // one's buffer was freed; freeing an interior address (S9.9) does not count.
 TEST(Transactions, OnewaysToOneNodeAreFifoAndWaitForBufferFree_S4_5_S9_9) {
   constexpr int kOneways = 3;
-  Channel manager_ready, all_sent;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    ASSERT_TRUE(all_sent.wait());
-    for (int i = 0; i < kOneways; ++i) {
-      SCOPED_TRACE("oneway " + std::to_string(i));
-      Return txn;
-      ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-      EXPECT_EQ(txn.txn.code, kCallCode + i);
-      EXPECT_EQ(txn.txn.flags & TF_ONE_WAY, static_cast<std::uint32_t>(TF_ONE_WAY));
-      EXPECT_EQ(txn.txn.sender_pid, 0) << "oneways carry no sender pid";
-      EXPECT_EQ(txn.data(), "oneway" + std::to_string(i));
-      EXPECT_TRUE(endpoint.quiet_for()) << "next oneway delivered before the buffer was freed";
-      ASSERT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer + 8)), 0);
-      EXPECT_TRUE(endpoint.quiet_for()) << "an interior address released the async queue";
-      ASSERT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer)), 0);
-    }
-    EXPECT_TRUE(endpoint.quiet_for());
-  });
-  Child sender([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    Commands oneways;
-    for (int i = 0; i < kOneways; ++i)
-      oneways.transaction(0, kCallCode + i, "oneway" + std::to_string(i), TF_ONE_WAY);
-    ASSERT_EQ(endpoint.write(oneways), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE, BR_TRANSACTION_COMPLETE,
-                                   BR_TRANSACTION_COMPLETE}));
-    all_sent.send(1);
-  });
-  EXPECT_TRUE(sender.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel all_sent;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        ASSERT_TRUE(all_sent.wait());
+        for (int i = 0; i < kOneways; ++i) {
+          SCOPED_TRACE("oneway " + std::to_string(i));
+          Return txn;
+          ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+          EXPECT_EQ(txn.txn.code, kCallCode + i);
+          EXPECT_EQ(txn.txn.flags & TF_ONE_WAY, static_cast<std::uint32_t>(TF_ONE_WAY));
+          EXPECT_EQ(txn.txn.sender_pid, 0) << "oneways carry no sender pid";
+          EXPECT_EQ(txn.data(), "oneway" + std::to_string(i));
+          EXPECT_TRUE(endpoint.quiet_for()) << "next oneway delivered before the buffer was freed";
+          ASSERT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer + 8)), 0);
+          EXPECT_TRUE(endpoint.quiet_for()) << "an interior address released the async queue";
+          ASSERT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer)), 0);
+        }
+        EXPECT_TRUE(endpoint.quiet_for());
+      },
+      [&](const Endpoint& endpoint) {
+        Commands oneways;
+        for (int i = 0; i < kOneways; ++i)
+          oneways.transaction(0, kCallCode + i, "oneway" + std::to_string(i), TF_ONE_WAY);
+        ASSERT_EQ(endpoint.write(oneways), 0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE, BR_TRANSACTION_COMPLETE,
+                                       BR_TRANSACTION_COMPLETE}));
+        all_sent.send(1);
+      });
 }
 
 // S4.4: a sync call made while serving goes to the caller's thread that waits for its reply
@@ -348,62 +329,57 @@ TEST(Objects, BinderSentToManagerBecomesAHandleThatReachesTheOwner_S5_1_S6_5) {
 // S6.2, S5.8: handles are the lowest free numbers >= 1; a ref that only the buffer held dies
 // with BC_FREE_BUFFER and its number is reused.
 TEST(Objects, NewHandlesTakeTheLowestFreeNumber_S6_2_S5_8) {
-  Channel manager_ready, second_round, owner_done;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return first;
-    ASSERT_TRUE(ReceiveTransaction(endpoint, first));
-    ASSERT_EQ(first.txn.offsets_size, 3 * sizeof(binder_size_t));
-    for (std::uint32_t i = 0; i < 3; ++i) {
-      flat_binder_object object = first.object_at(i * sizeof(flat_binder_object));
-      EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_HANDLE));
-      EXPECT_EQ(object.handle, i + 1);
-    }
-    // Keep handles 1 and 3; handle 2 is held only by the buffer.
-    FreeAndReply(endpoint, first, "", Commands().ref(BC_ACQUIRE, 1).ref(BC_ACQUIRE, 3));
-    second_round.send(1);
-    Return second;
-    std::uint32_t handle = ReceiveRegisteredHandle(endpoint, second);
-    EXPECT_EQ(handle, 2u) << "the freed number 2 is the lowest free";
-    // Holding the new handle past the free keeps the owner's BR_INCREFS/BR_ACQUIRE (S6.5).
-    FreeAndReply(endpoint, second, "", Commands().ref(BC_ACQUIRE, handle));
-    // Stay alive until the owner has read: the manager's refs die with its proc, and a node that
-    // loses its last ref before the owner reads takes its unread node work with it (S6.5).
-    EXPECT_TRUE(owner_done.wait());
-  });
-  Child owner([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    std::vector<EmbeddedObject> objects;
-    for (binder_uintptr_t i = 0; i < 3; ++i)
-      objects.push_back(
-          {i * sizeof(flat_binder_object), LocalBinder(kObjectPtr + 0x100 * i, kObjectCookie + i)});
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0, objects)), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
-    // The middle object's ref came and went before this read: its node work coalesces to
-    // nothing (S6.5), so only the first and third objects are asked for references.
-    ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_INCREFS, BR_ACQUIRE,
-                                   BR_TRANSACTION_COMPLETE, BR_REPLY}));
-    Commands acks;
-    for (int i : {0, 2}) {
-      const binder_uintptr_t ptr = kObjectPtr + 0x100 * i;
-      const binder_uintptr_t cookie = kObjectCookie + i;
-      for (int j : {0, 1}) {
-        EXPECT_EQ(returns[i + j].ptr_cookie.ptr, ptr);
-        EXPECT_EQ(returns[i + j].ptr_cookie.cookie, cookie);
-      }
-      acks.ref_done(BC_INCREFS_DONE, ptr, cookie).ref_done(BC_ACQUIRE_DONE, ptr, cookie);
-    }
-    acks.free_buffer(returns.back().txn.data.ptr.buffer);
-    ASSERT_EQ(endpoint.write(acks), 0);
-    ASSERT_TRUE(second_round.wait());
-    RegisterObjectWithManager(endpoint, kObjectPtr + 0x1000, kObjectCookie + 0x1000);
-    owner_done.send(1);
-  });
-  EXPECT_TRUE(owner.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel second_round, owner_done;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return first;
+        ASSERT_TRUE(ReceiveTransaction(endpoint, first));
+        ASSERT_EQ(first.txn.offsets_size, 3 * sizeof(binder_size_t));
+        for (std::uint32_t i = 0; i < 3; ++i) {
+          flat_binder_object object = first.object_at(i * sizeof(flat_binder_object));
+          EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_HANDLE));
+          EXPECT_EQ(object.handle, i + 1);
+        }
+        // Keep handles 1 and 3; handle 2 is held only by the buffer.
+        FreeAndReply(endpoint, first, "", Commands().ref(BC_ACQUIRE, 1).ref(BC_ACQUIRE, 3));
+        second_round.send(1);
+        Return second;
+        std::uint32_t handle = ReceiveRegisteredHandle(endpoint, second);
+        EXPECT_EQ(handle, 2u) << "the freed number 2 is the lowest free";
+        // Holding the new handle past the free keeps the owner's BR_INCREFS/BR_ACQUIRE (S6.5).
+        FreeAndReply(endpoint, second, "", Commands().ref(BC_ACQUIRE, handle));
+        // Stay alive until the owner has read: the manager's refs die with its proc, and a node
+        // that loses its last ref before the owner reads takes its unread node work with it (S6.5).
+        EXPECT_TRUE(owner_done.wait());
+      },
+      [&](const Endpoint& endpoint) {
+        std::vector<EmbeddedObject> objects;
+        for (binder_uintptr_t i = 0; i < 3; ++i)
+          objects.push_back({i * sizeof(flat_binder_object),
+                             LocalBinder(kObjectPtr + 0x100 * i, kObjectCookie + i)});
+        ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0, objects)), 0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
+        // The middle object's ref came and went before this read: its node work coalesces to
+        // nothing (S6.5), so only the first and third objects are asked for references.
+        ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_INCREFS, BR_ACQUIRE,
+                                       BR_TRANSACTION_COMPLETE, BR_REPLY}));
+        Commands acks;
+        for (int i : {0, 2}) {
+          const binder_uintptr_t ptr = kObjectPtr + 0x100 * i;
+          const binder_uintptr_t cookie = kObjectCookie + i;
+          for (int j : {0, 1}) {
+            EXPECT_EQ(returns[i + j].ptr_cookie.ptr, ptr);
+            EXPECT_EQ(returns[i + j].ptr_cookie.cookie, cookie);
+          }
+          acks.ref_done(BC_INCREFS_DONE, ptr, cookie).ref_done(BC_ACQUIRE_DONE, ptr, cookie);
+        }
+        acks.free_buffer(returns.back().txn.data.ptr.buffer);
+        ASSERT_EQ(endpoint.write(acks), 0);
+        ASSERT_TRUE(second_round.wait());
+        RegisterObjectWithManager(endpoint, kObjectPtr + 0x1000, kObjectCookie + 0x1000);
+        owner_done.send(1);
+      });
 }
 
 // ---- death notifications (S7) ----
@@ -672,113 +648,95 @@ TEST(ContextManager, CannotCallOrReferenceHandleZero_S4_1_S6_3) {
 // S4.1, S6.4: a handle with only a weak reference cannot be called; the owner was asked for a
 // weak reference only (S6.5).
 TEST(Objects, WeakOnlyHandleCannotBeCalled_S4_1_S6_5) {
-  Channel manager_ready, owner_done;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return registration;
-    std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
-    FreeAndReply(endpoint, registration, "", Commands().ref(BC_INCREFS, handle));
-    ASSERT_EQ(endpoint.write(Commands().transaction(handle, kCallCode, "weak")), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
-    binder_extended_error error = endpoint.extended_error();
-    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
-    EXPECT_EQ(error.param, -EINVAL);
-    // Stay alive until the owner has read (see NewHandlesTakeTheLowestFreeNumber).
-    EXPECT_TRUE(owner_done.wait());
-  });
-  Child owner([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0,
-                                                    {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
-              0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
-    ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_TRANSACTION_COMPLETE, BR_REPLY}));
-    EXPECT_EQ(returns[0].ptr_cookie.ptr, kObjectPtr);
-    ASSERT_EQ(endpoint.write(Commands()
-                                 .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
-                                 .free_buffer(returns[2].txn.data.ptr.buffer)),
-              0);
-    owner_done.send(1);
-  });
-  EXPECT_TRUE(owner.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel owner_done;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return registration;
+        std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
+        FreeAndReply(endpoint, registration, "", Commands().ref(BC_INCREFS, handle));
+        ASSERT_EQ(endpoint.write(Commands().transaction(handle, kCallCode, "weak")), 0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+        binder_extended_error error = endpoint.extended_error();
+        EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+        EXPECT_EQ(error.param, -EINVAL);
+        // Stay alive until the owner has read (see NewHandlesTakeTheLowestFreeNumber).
+        EXPECT_TRUE(owner_done.wait());
+      },
+      [&](const Endpoint& endpoint) {
+        ASSERT_EQ(endpoint.write(Commands().transaction(
+                      0, kRegisterCode, "", 0, {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+                  0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
+        ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_TRANSACTION_COMPLETE, BR_REPLY}));
+        EXPECT_EQ(returns[0].ptr_cookie.ptr, kObjectPtr);
+        ASSERT_EQ(endpoint.write(Commands()
+                                     .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
+                                     .free_buffer(returns[2].txn.data.ptr.buffer)),
+                  0);
+        owner_done.send(1);
+      });
 }
 
 // S3.2: a read buffer with less than 76 bytes left can hold no item, even a small one: the read
 // returns just BR_NOOP and the work stays queued for the next read.
 TEST(Transactions, ReadBufferTooSmallForAnyItemReturnsOnlyNoop_S3_2) {
-  Channel manager_ready, sent;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    ASSERT_TRUE(sent.wait());
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns, kDeliveryTimeoutMs, 64));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP}));
-    Return txn;
-    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-    EXPECT_EQ(txn.data(), "small");
-    EXPECT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer)), 0);
-  });
-  Child sender([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "small", TF_ONE_WAY)), 0);
-    sent.send(1);
-  });
-  EXPECT_TRUE(sender.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel sent;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        ASSERT_TRUE(sent.wait());
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns, kDeliveryTimeoutMs, 64));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP}));
+        Return txn;
+        ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+        EXPECT_EQ(txn.data(), "small");
+        EXPECT_EQ(endpoint.write(Commands().free_buffer(txn.txn.data.ptr.buffer)), 0);
+      },
+      [&](const Endpoint& endpoint) {
+        ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "small", TF_ONE_WAY)), 0);
+        sent.send(1);
+      });
 }
 
 // S4.11, S3.6 "send-side failure": malformed transaction data fails before delivery, with the
 // kernel's errno in the extended error; the target sees nothing.
 TEST(Failures, MalformedTransactionDataFails_S4_11_S2_14) {
-  Channel manager_ready, all_sent;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    ASSERT_TRUE(all_sent.wait());
-    EXPECT_TRUE(endpoint.quiet_for()) << "a malformed transaction was delivered";
-  });
-  Child sender([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    const std::uint64_t offsets[1] = {0};
-    const char data[32] = "data";
-    struct Case {
-      const char* what;
-      binder_transaction_data txn;
-      std::int32_t param;
-    };
-    binder_transaction_data odd_offsets{};
-    odd_offsets.data_size = sizeof(data);
-    odd_offsets.offsets_size = 4;
-    odd_offsets.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(data);
-    odd_offsets.data.ptr.offsets = reinterpret_cast<binder_uintptr_t>(offsets);
-    binder_transaction_data unreadable_data{};
-    unreadable_data.data_size = sizeof(data);
-    unreadable_data.data.ptr.buffer = 0x10;
-    for (const Case& bad : {Case{"offsets_size not a multiple of 8", odd_offsets, -EINVAL},
-                            Case{"unreadable data", unreadable_data, -EFAULT}}) {
-      SCOPED_TRACE(bad.what);
-      ASSERT_EQ(endpoint.write(Commands().with_payload(BC_TRANSACTION, &bad.txn, sizeof(bad.txn))),
-                0);
-      std::vector<Return> returns;
-      ASSERT_TRUE(endpoint.read(returns));
-      EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
-      binder_extended_error error = endpoint.extended_error();
-      EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
-      EXPECT_EQ(error.param, bad.param);
-    }
-    all_sent.send(1);
-  });
-  EXPECT_TRUE(sender.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel all_sent;
+  ManagerReceivesNothing(
+      all_sent, "a malformed transaction was delivered", [&](const Endpoint& endpoint) {
+        const std::uint64_t offsets[1] = {0};
+        const char data[32] = "data";
+        struct Case {
+          const char* what;
+          binder_transaction_data txn;
+          std::int32_t param;
+        };
+        binder_transaction_data odd_offsets{};
+        odd_offsets.data_size = sizeof(data);
+        odd_offsets.offsets_size = 4;
+        odd_offsets.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(data);
+        odd_offsets.data.ptr.offsets = reinterpret_cast<binder_uintptr_t>(offsets);
+        binder_transaction_data unreadable_data{};
+        unreadable_data.data_size = sizeof(data);
+        unreadable_data.data.ptr.buffer = 0x10;
+        for (const Case& bad : {Case{"offsets_size not a multiple of 8", odd_offsets, -EINVAL},
+                                Case{"unreadable data", unreadable_data, -EFAULT}}) {
+          SCOPED_TRACE(bad.what);
+          ASSERT_EQ(
+              endpoint.write(Commands().with_payload(BC_TRANSACTION, &bad.txn, sizeof(bad.txn))),
+              0);
+          std::vector<Return> returns;
+          ASSERT_TRUE(endpoint.read(returns));
+          EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+          binder_extended_error error = endpoint.extended_error();
+          EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+          EXPECT_EQ(error.param, bad.param);
+        }
+        all_sent.send(1);
+      });
 }
 
 // S3.1: BC_ATTEMPT_ACQUIRE and BC_ACQUIRE_RESULT are not supported: EINVAL, not consumed.
@@ -811,99 +769,79 @@ TEST(Failures, WriteStartsAtWriteConsumed_S2_1) {
 // S5.2: a handle sent back to its node's owner arrives as the owner's own BINDER (ptr, cookie),
 // with no new BR_INCREFS/BR_ACQUIRE for it.
 TEST(Objects, HandleSentBackToItsOwnerArrivesAsItsBinder_S5_2) {
-  Channel manager_ready, owner_done;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return registration;
-    std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
-    flat_binder_object back{};
-    back.hdr.type = BINDER_TYPE_HANDLE;
-    back.handle = handle;
-    ASSERT_EQ(endpoint.write(Commands()
-                                 .ref(BC_INCREFS, handle)
-                                 .ref(BC_ACQUIRE, handle)
-                                 .free_buffer(registration.txn.data.ptr.buffer)
-                                 .reply(kReplyCode, "", 0, {{0, back}})),
-              0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
-    EXPECT_TRUE(owner_done.wait());
-  });
-  Child owner([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kRegisterCode, "", 0,
-                                                    {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
-              0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
-    ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_REPLY}));
-    const Return& reply = returns[3];
-    ASSERT_EQ(reply.txn.offsets_size, sizeof(binder_size_t));
-    flat_binder_object object = reply.object_at(0);
-    EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_BINDER));
-    EXPECT_EQ(object.binder, kObjectPtr);
-    EXPECT_EQ(object.cookie, kObjectCookie);
-    ASSERT_EQ(endpoint.write(Commands()
-                                 .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
-                                 .ref_done(BC_ACQUIRE_DONE, kObjectPtr, kObjectCookie)
-                                 .free_buffer(reply.txn.data.ptr.buffer)),
-              0);
-    EXPECT_TRUE(endpoint.quiet_for()) << "the node is still referenced by the manager";
-    owner_done.send(1);
-  });
-  EXPECT_TRUE(owner.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel owner_done;
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return registration;
+        std::uint32_t handle = ReceiveRegisteredHandle(endpoint, registration);
+        flat_binder_object back{};
+        back.hdr.type = BINDER_TYPE_HANDLE;
+        back.handle = handle;
+        ASSERT_EQ(endpoint.write(Commands()
+                                     .ref(BC_INCREFS, handle)
+                                     .ref(BC_ACQUIRE, handle)
+                                     .free_buffer(registration.txn.data.ptr.buffer)
+                                     .reply(kReplyCode, "", 0, {{0, back}})),
+                  0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
+        EXPECT_TRUE(owner_done.wait());
+      },
+      [&](const Endpoint& endpoint) {
+        ASSERT_EQ(endpoint.write(Commands().transaction(
+                      0, kRegisterCode, "", 0, {{0, LocalBinder(kObjectPtr, kObjectCookie)}})),
+                  0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read_until(BR_REPLY, returns));
+        ASSERT_TRUE(HasCodes(returns, {BR_INCREFS, BR_ACQUIRE, BR_TRANSACTION_COMPLETE, BR_REPLY}));
+        const Return& reply = returns[3];
+        ASSERT_EQ(reply.txn.offsets_size, sizeof(binder_size_t));
+        flat_binder_object object = reply.object_at(0);
+        EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_BINDER));
+        EXPECT_EQ(object.binder, kObjectPtr);
+        EXPECT_EQ(object.cookie, kObjectCookie);
+        ASSERT_EQ(endpoint.write(Commands()
+                                     .ref_done(BC_INCREFS_DONE, kObjectPtr, kObjectCookie)
+                                     .ref_done(BC_ACQUIRE_DONE, kObjectPtr, kObjectCookie)
+                                     .free_buffer(reply.txn.data.ptr.buffer)),
+                  0);
+        EXPECT_TRUE(endpoint.quiet_for()) << "the node is still referenced by the manager";
+        owner_done.send(1);
+      });
 }
 
 // S2.6: a thread that leaves with BINDER_THREAD_EXIT while serving a sync call leaves its caller
 // a BR_DEAD_REPLY.
 TEST(Failures, ThreadExitWhileServingGivesTheCallerDeadReply_S2_6) {
-  Channel manager_ready;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return txn;
-    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-    std::int32_t unused = 0;
-    EXPECT_EQ(endpoint.device().ioctl(BINDER_THREAD_EXIT, &unused), 0);
-  });
-  Child caller([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    CallAndExpectFailureAfterCompletion(endpoint, "abandoned", BR_DEAD_REPLY);
-  });
-  EXPECT_TRUE(caller.finish());
-  EXPECT_TRUE(manager.finish());
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return txn;
+        ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+        std::int32_t unused = 0;
+        EXPECT_EQ(endpoint.device().ioctl(BINDER_THREAD_EXIT, &unused), 0);
+      },
+      [&](const Endpoint& endpoint) {
+        CallAndExpectFailureAfterCompletion(endpoint, "abandoned", BR_DEAD_REPLY);
+      });
 }
 
 // S5.3: the plain context manager's node does not accept fds, so a transaction carrying one
 // fails with EPERM before delivery.
 TEST(Failures, FdToNodeThatDoesNotAcceptFdsFails_S5_3_S2_4) {
-  Channel manager_ready, sent;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    ASSERT_TRUE(sent.wait());
-    EXPECT_TRUE(endpoint.quiet_for()) << "the transaction with an fd was delivered";
-  });
-  Child sender([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    const flat_binder_object fd_object = FdObject(endpoint.fd());
-    ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "", 0, {{0, fd_object}})), 0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
-    binder_extended_error error = endpoint.extended_error();
-    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
-    EXPECT_EQ(error.param, -EPERM);
-    sent.send(1);
-  });
-  EXPECT_TRUE(sender.finish());
-  EXPECT_TRUE(manager.finish());
+  Channel sent;
+  ManagerReceivesNothing(
+      sent, "the transaction with an fd was delivered", [&](const Endpoint& endpoint) {
+        const flat_binder_object fd_object = FdObject(endpoint.fd());
+        ASSERT_EQ(endpoint.write(Commands().transaction(0, kCallCode, "", 0, {{0, fd_object}})), 0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_FAILED_REPLY}));
+        binder_extended_error error = endpoint.extended_error();
+        EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+        EXPECT_EQ(error.param, -EPERM);
+        sent.send(1);
+      });
 }
 
 // S3.3, S8.2: a looper with room in its pool (max_threads 1) whose read leaves no thread waiting
@@ -942,34 +880,28 @@ TEST(Transactions, SpawnLooperReplacesNoopUntilAThreadRegisters_S3_3_S8_2) {
 // extended error; the caller reads its completion, then BR_FAILED_REPLY, and its extended error
 // holds the replier's EPERM.
 TEST(Failures, ReplyWithFdToCallerWithoutAcceptFdsFailsOnTheCallerSide_S3_6_S4_7) {
-  Channel manager_ready;
-  Child manager([&] {
-    Endpoint endpoint = ContextManager();
-    manager_ready.send(1);
-    Return txn;
-    ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
-    const flat_binder_object fd_object = FdObject(endpoint.fd());
-    ASSERT_EQ(endpoint.write(Commands()
-                                 .free_buffer(txn.txn.data.ptr.buffer)
-                                 .reply(kReplyCode, "", 0, {{0, fd_object}})),
-              0);
-    std::vector<Return> returns;
-    ASSERT_TRUE(endpoint.read(returns));
-    EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
-    binder_extended_error error = endpoint.extended_error();
-    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_OK));
-    EXPECT_EQ(error.param, 0);
-  });
-  Child caller([&] {
-    ASSERT_TRUE(manager_ready.wait());
-    Endpoint endpoint(g_device);
-    CallAndExpectFailureAfterCompletion(endpoint, "no fds please", BR_FAILED_REPLY);
-    binder_extended_error error = endpoint.extended_error();
-    EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
-    EXPECT_EQ(error.param, -EPERM);
-  });
-  EXPECT_TRUE(caller.finish());
-  EXPECT_TRUE(manager.finish());
+  ManagerAndClient(
+      [&](const Endpoint& endpoint) {
+        Return txn;
+        ASSERT_TRUE(ReceiveTransaction(endpoint, txn));
+        const flat_binder_object fd_object = FdObject(endpoint.fd());
+        ASSERT_EQ(endpoint.write(Commands()
+                                     .free_buffer(txn.txn.data.ptr.buffer)
+                                     .reply(kReplyCode, "", 0, {{0, fd_object}})),
+                  0);
+        std::vector<Return> returns;
+        ASSERT_TRUE(endpoint.read(returns));
+        EXPECT_TRUE(HasCodes(returns, {BR_NOOP, BR_TRANSACTION_COMPLETE}));
+        binder_extended_error error = endpoint.extended_error();
+        EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_OK));
+        EXPECT_EQ(error.param, 0);
+      },
+      [&](const Endpoint& endpoint) {
+        CallAndExpectFailureAfterCompletion(endpoint, "no fds please", BR_FAILED_REPLY);
+        binder_extended_error error = endpoint.extended_error();
+        EXPECT_EQ(error.command, static_cast<std::uint32_t>(BR_FAILED_REPLY));
+        EXPECT_EQ(error.param, -EPERM);
+      });
 }
 
 }  // namespace

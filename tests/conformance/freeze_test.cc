@@ -16,13 +16,12 @@
 #include "tests/conformance/device_path.h"
 #include "tests/conformance/endpoint.h"
 #include "tests/conformance/process_harness.h"
+#include "tests/conformance/scenario.h"
 
 namespace cused::conformance {
 namespace {
 
-constexpr std::uint32_t kCallCode = 0x5f434c4c;
 constexpr std::uint32_t kOnewayCode = 0x5f4f4e57;
-constexpr std::uint32_t kRegisterCode = 0x5f524547;
 constexpr binder_uintptr_t kObjectPtr = 0x7100100;
 constexpr binder_uintptr_t kObjectCookie = 0x7100200;
 constexpr binder_uintptr_t kFreezeCookie = 0xf4ee2e;
@@ -37,13 +36,6 @@ binder_frozen_status_info FrozenInfo(const Endpoint& endpoint, pid_t pid) {
   binder_frozen_status_info info{static_cast<__u32>(pid), 0, 0};
   EXPECT_EQ(endpoint.device().ioctl(BINDER_GET_FROZEN_INFO, &info), 0);
   return info;
-}
-
-Endpoint ContextManager() {
-  Endpoint manager(DevicePath());
-  EXPECT_TRUE(manager.become_context_manager());
-  EXPECT_EQ(manager.write(Commands().code(BC_ENTER_LOOPER)), 0);
-  return manager;
 }
 
 // A context manager that reads nothing until the test says `go`: a frozen process does not run,
