@@ -5,16 +5,25 @@
 namespace cused::core {
 
 void TransactionLog::add(const TransactionLogEntry& entry) {
-  sync::LockGuard guard(lock_);
-  ring_[added_++ % kEntries] = entry;
+  std::uint64_t claim = next_.fetch_add(1, std::memory_order_relaxed);
+  Slot& slot = ring_[claim % kEntries];
+  sync::LockGuard guard(slot.lock);
+  if (slot.written && slot.claim > claim) return;  // a newer entry already took the slot
+  slot.claim = claim;
+  slot.written = true;
+  slot.entry = entry;
 }
 
 std::vector<TransactionLogEntry> TransactionLog::entries() const {
-  sync::LockGuard guard(lock_);
-  std::size_t count = std::min(added_, kEntries);
+  std::uint64_t end = next_.load(std::memory_order_relaxed);
+  std::uint64_t begin = end > kEntries ? end - kEntries : 0;
   std::vector<TransactionLogEntry> out;
-  out.reserve(count);
-  for (std::size_t i = added_ - count; i < added_; ++i) out.push_back(ring_[i % kEntries]);
+  out.reserve(end - begin);
+  for (std::uint64_t claim = begin; claim < end; ++claim) {
+    const Slot& slot = ring_[claim % kEntries];
+    sync::LockGuard guard(slot.lock);
+    if (slot.written && slot.claim == claim) out.push_back(slot.entry);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,17 +38,26 @@ class TransactionLog {
  public:
   static constexpr std::size_t kEntries = 32;  // ARRAY_SIZE(binder_transaction_log.entry)
 
-  void add(const TransactionLogEntry& entry) CUSED_EXCLUDES(lock_);
-  // Oldest first, at most kEntries.
-  std::vector<TransactionLogEntry> entries() const CUSED_EXCLUDES(lock_);
-  // binder_transaction_log_show: one line per entry. Entries are written whole under the lock,
-  // so none is ever shown "(incomplete)".
+  // Claims the next slot with an atomic, as the kernel does, so recording a transaction never
+  // serializes the driver's procs on one lock; only a writer and a reader of the same slot meet.
+  void add(const TransactionLogEntry& entry);
+  // Oldest first, at most kEntries. A slot claimed but not yet written is left out, so no entry
+  // is ever shown "(incomplete)".
+  std::vector<TransactionLogEntry> entries() const;
+  // binder_transaction_log_show: one line per entry.
   std::string print() const;
 
  private:
-  mutable sync::Mutex lock_;
-  std::array<TransactionLogEntry, kEntries> ring_ CUSED_GUARDED_BY(lock_);
-  std::size_t added_ CUSED_GUARDED_BY(lock_) = 0;
+  struct Slot {
+    mutable sync::SpinLock lock;
+    // Which claim the entry belongs to: the ring wraps, so a slow writer of an older claim must
+    // not overwrite a newer one.
+    std::uint64_t claim CUSED_GUARDED_BY(lock) = 0;
+    bool written CUSED_GUARDED_BY(lock) = false;
+    TransactionLogEntry entry CUSED_GUARDED_BY(lock);
+  };
+  std::atomic<std::uint64_t> next_{0};
+  std::array<Slot, kEntries> ring_;
 };
 
 // The line of one entry, without its newline.

@@ -108,6 +108,9 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
   }
   if (std::int32_t status = service_manager.add_service(worker_name(num), object); status != 0)
     fail(fmt::format("worker {}: addService failed with status {}", num, status));
+  // Counted from here: no worker calls another before the master's go, while after it a faster
+  // worker may already be calling this one's pool thread while this one looks up its targets.
+  std::uint64_t ioctls_at_start = process->ioctl_count();
   channel.signal();
   channel.wait();
 
@@ -124,7 +127,6 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
   bool is_client = !settings.pairs || num >= server_count;
   if (is_client && targets.empty()) fail("no other worker to call (use -w 2 or more)");
 
-  std::uint64_t ioctls_at_start = process->ioctl_count();
   ThroughputResults results;
   results.max_latency_ns = settings.max_latency_us * 1000;
   std::minstd_rand random(static_cast<unsigned>(num));
