@@ -12,7 +12,13 @@ namespace cused::core {
 int Proc::write_commands(Thread& thread, UserMemory& memory, binder_write_read& bwr,
                          uid_t caller_euid) {
   const std::uint64_t start = bwr.write_buffer;
-  UserReader reader(memory, start + bwr.write_consumed, start + bwr.write_size);
+  PayloadHint hint;
+  {
+    sync::LockGuard guard(inner_lock_);
+    assume_locked(thread);
+    hint = thread.payload_hint;
+  }
+  UserReader reader(memory, start + bwr.write_consumed, start + bwr.write_size, hint);
   while (!reader.at_end() && !return_error_pending(thread)) {
     std::uint32_t cmd = 0;
     if (reader.read(cmd)) return -EFAULT;

@@ -231,6 +231,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
   static NodeTmpRef node_refs_for_txn(Node& node, std::shared_ptr<Proc>& target_proc);
   TxnError check_sender_stack(Thread& thread, const binder_transaction_data& tr, TxnPlan& plan)
       CUSED_EXCLUDES(inner_lock_);
+  PayloadHint payload_hint_for(const binder_transaction_data& tr) const;
   TxnError fill_buffer(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
                        binder_size_t extra_buffers_size, TxnPlan& plan);
   TxnError deliver(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);

@@ -14,6 +14,7 @@
 #include "core/completion.h"
 #include "core/locks.h"
 #include "core/stats.h"
+#include "core/user_reader.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -94,6 +95,8 @@ class Thread : public std::enable_shared_from_this<Thread> {
   std::uint32_t return_error_cmd CUSED_GUARDED_BY(inner_lock) = BR_OK;
   std::uint32_t reply_error_cmd CUSED_GUARDED_BY(inner_lock) = BR_OK;
   binder_extended_error ee CUSED_GUARDED_BY(inner_lock){0, BR_OK, 0};
+  // Where this thread's last transaction payload was, read ahead with its next commands.
+  PayloadHint payload_hint CUSED_GUARDED_BY(inner_lock);
 
   // On the proc's waiting-threads list (blocked waiting for proc work, most recent first).
   WaitingHook waiting_hook;

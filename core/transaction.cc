@@ -45,6 +45,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);
     thread.ee = {static_cast<__u32>(debug_id), BR_OK, 0};
+    thread.payload_hint = payload_hint_for(tr);
   }
   plan.t = std::make_shared<Transaction>(
       Transaction::Params{debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply});
@@ -70,6 +71,26 @@ void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction
   if (!error) error = deliver(thread, plan);
   DebugPrint::record_transaction(*this, thread.tid, tr, plan, error);
   if (error) fail_transaction(thread, plan, error);
+}
+
+// The payload of `tr` as a guess for this thread's next transaction (UserReader). Not guessed: a
+// payload too large to be worth it, or one inside the proc's own binder mapping, whose bytes the
+// commands before the next transaction can change (BC_FREE_BUFFER clears a TF_CLEAR_BUF buffer)
+// and which must therefore be read when the transaction runs, as the kernel does.
+PayloadHint Proc::payload_hint_for(const binder_transaction_data& tr) const {
+  PayloadHint hint{tr.data.ptr.buffer, tr.data_size, tr.data.ptr.offsets, tr.offsets_size};
+  if (tr.data_size > PayloadHint::kMaxBytes || tr.offsets_size > PayloadHint::kMaxBytes ||
+      hint.data_size + hint.offsets_size > PayloadHint::kMaxBytes)
+    return {};
+  const std::uint64_t mapping = alloc_.vm_start();
+  auto in_mapping = [&](std::uint64_t addr, std::uint64_t size) {
+    return size && mapping && addr < mapping + alloc::kMaxBufferSpace && mapping < addr + size;
+  };
+  auto wraps = [](std::uint64_t addr, std::uint64_t size) { return addr + size < addr; };
+  if (in_mapping(hint.data, hint.data_size) || in_mapping(hint.offsets, hint.offsets_size) ||
+      wraps(hint.data, hint.data_size) || wraps(hint.offsets, hint.offsets_size))
+    return {};
+  return hint;
 }
 
 // S4.6: a reply answers the incoming call on top of this thread's stack and goes to the thread

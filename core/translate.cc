@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/align.h"
+#include "core/prefetched_memory.h"
 #include "core/proc.h"
 #include "core/txn_plan.h"
 
@@ -114,7 +115,7 @@ struct Proc::Translation {
   }
 };
 
-TxnError Proc::translate_objects(Thread& thread, UserMemory& memory,
+TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
                                  const binder_transaction_data& tr, TxnPlan& plan) {
   Proc& target = *plan.target_proc;
   alloc::Buffer& buffer = *plan.buffer;
@@ -124,8 +125,16 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& memory,
   const binder_size_t off_start = align8(data_size);
 
   Translation x;
-  // S4.11 steps 1-3. The offsets are read into daemon memory, then copied to the target.
   x.offsets.resize(align8(tr.offsets_size) / sizeof(binder_size_t));
+  // The offsets and the data in one gathered read (into the daemon and straight into the target
+  // buffer); the steps below then take their pieces from there. What cannot be read whole here is
+  // read again piece by piece, so a fault still fails the step the kernel would fail.
+  PrefetchedMemory payload(sender_memory);
+  const UserRange whole_payload[] = {{tr.data.ptr.offsets, x.offsets.data(), tr.offsets_size},
+                                     {user_data, contents, data_size}};
+  payload.prefetch(whole_payload);
+  UserMemory& memory = payload;
+  // S4.11 steps 1-3. The offsets are read into daemon memory, then copied to the target.
   if (tr.offsets_size) {
     if (memory.read(tr.data.ptr.offsets, x.offsets.data(), tr.offsets_size))
       return {BR_FAILED_REPLY, -EFAULT};

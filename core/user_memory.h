@@ -5,8 +5,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace cused::core {
+
+// One piece of a gathered read: `len` bytes of the caller's memory at `addr` into `dst`.
+struct UserRange {
+  std::uint64_t addr = 0;
+  void* dst = nullptr;
+  std::size_t len = 0;
+};
 
 class UserMemory {
  public:
@@ -14,6 +22,15 @@ class UserMemory {
   // Both return 0, or -EFAULT when any byte of [addr, addr + len) is not accessible.
   virtual int read(std::uint64_t addr, void* dst, std::size_t len) = 0;
   virtual int write(std::uint64_t addr, const void* src, std::size_t len) = 0;
+  // Reads the ranges in order and returns how many of them, from the first, were read whole; it
+  // stops at the first that is not. The daemon does this in one system call, which is the point:
+  // reaching another process's memory costs a system call per access, not per byte.
+  virtual std::size_t read_ranges(std::span<const UserRange> ranges) {
+    std::size_t done = 0;
+    while (done < ranges.size() && read(ranges[done].addr, ranges[done].dst, ranges[done].len) == 0)
+      ++done;
+    return done;
+  }
 };
 
 }  // namespace cused::core

@@ -2,22 +2,44 @@
 // process_vm_readv calls as possible: it reads ahead a window of the buffer and serves commands
 // from it, and only when a window cannot be read does it fall back to reading each field alone,
 // so that an unreadable command still fails exactly where the kernel's get_user would (S3.1).
+//
+// With the first window it also reads, in the same gathered read, the payload the thread sent
+// with its previous transaction (PayloadHint): binder clients build each call's Parcel in a
+// buffer that malloc hands back at the same address call after call, so the payload a
+// BC_TRANSACTION or BC_REPLY names is usually already in the daemon when the command is run, and
+// the call costs one system call less. memory() serves it from there when the addresses match.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
+#include "core/prefetched_memory.h"
 #include "core/user_memory.h"
 
 namespace cused::core {
 
+// Where a thread's last transaction payload was (data and offsets), to be read ahead with its
+// next commands. Empty when there is nothing worth guessing.
+struct PayloadHint {
+  // Larger payloads are not guessed: their copy costs more than the system call it saves.
+  static constexpr std::size_t kMaxBytes = 2048;
+  std::uint64_t data = 0;
+  std::uint64_t data_size = 0;
+  std::uint64_t offsets = 0;
+  std::uint64_t offsets_size = 0;
+  bool empty() const { return data_size == 0 && offsets_size == 0; }
+};
+
 class UserReader {
  public:
-  UserReader(UserMemory& memory, std::uint64_t position, std::uint64_t end)
-      : memory_(memory), position_(position), end_(end) {}
+  UserReader(UserMemory& memory, std::uint64_t position, std::uint64_t end, PayloadHint hint = {})
+      : prefetched_(memory), underneath_(memory), position_(position), end_(end), hint_(hint) {}
+  UserReader(const UserReader&) = delete;
+  UserReader& operator=(const UserReader&) = delete;
 
-  UserMemory& memory() { return memory_; }
+  // The caller's memory, with the read-ahead payload held.
+  UserMemory& memory() { return prefetched_; }
   std::uint64_t position() const { return position_; }
   bool at_end() const { return position_ >= end_; }
 
@@ -32,13 +54,18 @@ class UserReader {
  private:
   static constexpr std::size_t kWindow = 512;
   bool in_window(std::size_t len) const;
+  // Reads `want` bytes at the cursor into the window, with the hinted payload if one is pending.
+  bool fill_window(std::size_t want);
 
-  UserMemory& memory_;
+  PrefetchedMemory prefetched_;
+  UserMemory& underneath_;
   std::uint64_t position_;
   const std::uint64_t end_;
+  PayloadHint hint_;
   std::array<std::byte, kWindow> window_;
   std::uint64_t window_start_ = 0;
   std::size_t window_len_ = 0;
+  std::array<std::byte, PayloadHint::kMaxBytes> payload_;
 };
 
 }  // namespace cused::core

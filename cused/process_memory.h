@@ -1,10 +1,12 @@
 // core::UserMemory for a client process: copy_from_user / copy_to_user become
-// process_vm_readv / process_vm_writev on the calling thread. The kernel checks every access, so
-// a bad pointer in a client's BINDER_WRITE_READ is EFAULT for that client, never a daemon fault.
+// process_vm_readv / process_vm_writev on the calling thread (core/process_vm.h). The kernel
+// checks every access, so a bad pointer in a client's BINDER_WRITE_READ is EFAULT for that
+// client, never a daemon fault.
 #pragma once
 
 #include <sys/types.h>
 
+#include "core/process_vm.h"
 #include "core/user_memory.h"
 
 namespace cused {
@@ -12,8 +14,15 @@ namespace cused {
 class ProcessMemory final : public core::UserMemory {
  public:
   explicit ProcessMemory(pid_t tid) : tid_(tid) {}
-  int read(std::uint64_t addr, void* dst, std::size_t len) override;
-  int write(std::uint64_t addr, const void* src, std::size_t len) override;
+  int read(std::uint64_t addr, void* dst, std::size_t len) override {
+    return core::process_vm_read(tid_, addr, dst, len);
+  }
+  int write(std::uint64_t addr, const void* src, std::size_t len) override {
+    return core::process_vm_write(tid_, addr, src, len);
+  }
+  std::size_t read_ranges(std::span<const core::UserRange> ranges) override {
+    return core::process_vm_read_ranges(tid_, ranges);
+  }
 
  private:
   pid_t tid_;

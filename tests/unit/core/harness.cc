@@ -9,22 +9,22 @@
 #include <map>
 #include <mutex>
 
+#include "core/process_vm.h"
+
 namespace cused::core::test {
 
 int SelfMemory::read(std::uint64_t addr, void* dst, std::size_t len) {
-  if (len == 0) return 0;
-  iovec local{dst, len};
-  iovec remote{reinterpret_cast<void*>(addr), len};
-  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-  return n == static_cast<ssize_t>(len) ? 0 : -EFAULT;
+  if (len) count();
+  return process_vm_read(getpid(), addr, dst, len);
 }
 
 int SelfMemory::write(std::uint64_t addr, const void* src, std::size_t len) {
-  if (len == 0) return 0;
-  iovec local{const_cast<void*>(src), len};
-  iovec remote{reinterpret_cast<void*>(addr), len};
-  ssize_t n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
-  return n == static_cast<ssize_t>(len) ? 0 : -EFAULT;
+  return process_vm_write(getpid(), addr, src, len);
+}
+
+std::size_t SelfMemory::read_ranges(std::span<const UserRange> ranges) {
+  count();
+  return process_vm_read_ranges(getpid(), ranges);
 }
 
 namespace {
@@ -193,6 +193,14 @@ Commands& Commands::transaction_raw(std::uint32_t cmd, const binder_transaction_
   return u32(cmd).raw(&tr, sizeof tr);
 }
 
+Commands& Commands::reply_raw_from(const void* data, std::size_t len, std::uint32_t flags) {
+  binder_transaction_data tr{};
+  tr.flags = flags;
+  tr.data_size = len;
+  tr.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(data);
+  return transaction_raw(BC_REPLY, tr);
+}
+
 Commands& Commands::done(std::uint32_t cmd, binder_uintptr_t ptr, binder_uintptr_t cookie) {
   binder_ptr_cookie pc{ptr, cookie};
   return u32(cmd).raw(&pc, sizeof pc);
@@ -212,13 +220,15 @@ struct Call::State {
   std::vector<std::byte> out;
   std::vector<std::byte> write;
   std::vector<std::byte> read;
+  std::atomic<std::size_t> user_reads{0};  // of the caller's memory, while the ioctl ran
 };
 
 namespace {
 
 class TestCompletion final : public Completion {
  public:
-  explicit TestCompletion(std::shared_ptr<Call::State> state) : state_(std::move(state)) {}
+  explicit TestCompletion(std::shared_ptr<Call::State> state)
+      : state_(std::move(state)), memory_(&state_->user_reads) {}
   void complete(long result, std::span<const std::byte> out) override {
     EXPECT_FALSE(state_->done) << "completed twice";
     state_->result = result;
@@ -276,6 +286,7 @@ std::vector<Br> parse(const std::byte* data, std::size_t size) {
 bool Call::done() const { return state->done; }
 void Call::wait() const { state->done.wait(false); }
 long Call::result() const { return state->result; }
+std::size_t Call::user_reads() const { return state->user_reads; }
 const binder_write_read& Call::bwr() const { return state->bwr; }
 
 std::vector<Br> Call::items() const {

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -31,8 +32,18 @@ namespace cused::core::test {
 // The caller's memory: this process, through the same system calls the daemon uses.
 class SelfMemory final : public UserMemory {
  public:
+  // `reads`, when given, counts the reads of the caller's memory: one per system call the daemon
+  // would make (a gathered read_ranges is one).
+  explicit SelfMemory(std::atomic<std::size_t>* reads = nullptr) : reads_(reads) {}
   int read(std::uint64_t addr, void* dst, std::size_t len) override;
   int write(std::uint64_t addr, const void* src, std::size_t len) override;
+  std::size_t read_ranges(std::span<const UserRange> ranges) override;
+
+ private:
+  void count() {
+    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
+  }
+  std::atomic<std::size_t>* reads_;
 };
 
 // One returned item of a read: the BR_ code and its payload.
@@ -93,6 +104,8 @@ class Commands {
   Commands& reply_sg(std::uint32_t flags, const Parcel& parcel, binder_size_t buffers_size);
   // A transaction whose binder_transaction_data the test fills itself.
   Commands& transaction_raw(std::uint32_t cmd, const binder_transaction_data& tr);
+  // A BC_REPLY whose data is `len` bytes the caller already has at `data` (no objects).
+  Commands& reply_raw_from(const void* data, std::size_t len, std::uint32_t flags = 0);
   Commands& free_buffer(binder_uintptr_t buffer) { return u32(BC_FREE_BUFFER).u64(buffer); }
   Commands& ref(std::uint32_t cmd, std::uint32_t handle) { return u32(cmd).u32(handle); }
   Commands& done(std::uint32_t cmd, binder_uintptr_t ptr, binder_uintptr_t cookie);
@@ -118,6 +131,8 @@ struct Call {
   // Blocks the calling test thread (never the engine) until the call finished.
   void wait() const;
   long result() const;
+  // How many reads of the caller's memory the ioctl made (each one system call in the daemon).
+  std::size_t user_reads() const;
   const binder_write_read& bwr() const;
   // The items the read returned (read_consumed bytes).
   std::vector<Br> items() const;

@@ -1,0 +1,23 @@
+// A process's memory reached from outside it with process_vm_readv / process_vm_writev: how the
+// daemon does copy_from_user / copy_to_user for its callers (cused::ProcessMemory), and how the
+// engine's tests reach their own memory the same way. Every access is checked by the kernel, so
+// a bad address is -EFAULT, never a fault in the daemon.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "core/user_memory.h"
+
+namespace cused::core {
+
+// 0, or -EFAULT unless all `len` bytes were copied.
+int process_vm_read(pid_t pid, std::uint64_t addr, void* dst, std::size_t len);
+int process_vm_write(pid_t pid, std::uint64_t addr, const void* src, std::size_t len);
+// UserMemory::read_ranges in one system call per 16 ranges: how many leading ranges arrived whole.
+std::size_t process_vm_read_ranges(pid_t pid, std::span<const UserRange> ranges);
+
+}  // namespace cused::core
