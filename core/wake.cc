@@ -47,9 +47,12 @@ void WakeScope::drain() {
   // Running a woken read may wake more threads (it can fail a transaction back to its sender);
   // they land in this scope and are delivered in the same loop.
   for (;;) {
-    if (!resumptions_.empty()) {
-      Resumption next = std::move(resumptions_.front());
-      resumptions_.pop_front();
+    if (resumed_ < resumptions_.size()) {
+      Resumption next = std::move(resumptions_[resumed_++]);
+      if (resumed_ == resumptions_.size()) {
+        resumptions_.clear();
+        resumed_ = 0;
+      }
       Proc& proc = *next.thread->proc;
       proc.resume_read(next.thread, std::move(next.read));
       continue;
@@ -63,7 +66,7 @@ void WakeScope::drain() {
     if (!answers_.empty()) {
       auto answers = std::move(answers_);
       answers_.clear();
-      for (auto& a : answers) a.completion->complete(a.result, a.out);
+      for (auto& a : answers) a.completion->complete(a.result, {a.out.data(), a.out.size()});
       continue;
     }
     return;

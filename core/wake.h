@@ -9,8 +9,8 @@
 
 #include <sys/types.h>
 
+#include <boost/container/small_vector.hpp>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <span>
 #include <vector>
@@ -54,11 +54,14 @@ class WakeScope {
   };
   void drain();
 
+  // A scope lives for one request on a daemon thread's stack; what a request wakes fits inline
+  // (a call wakes one reader), so the common request allocates nothing here.
   const pid_t current_tid_;
   WakeScope* const outer_;
-  std::deque<Resumption> resumptions_;
-  std::vector<std::shared_ptr<PollWaiter>> waiters_;
-  std::vector<Answer> answers_;
+  boost::container::small_vector<Resumption, 2> resumptions_;  // FIFO from resumed_
+  std::size_t resumed_ = 0;
+  boost::container::small_vector<std::shared_ptr<PollWaiter>, 2> waiters_;
+  boost::container::small_vector<Answer, 1> answers_;
 };
 
 }  // namespace cused::core
