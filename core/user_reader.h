@@ -23,7 +23,7 @@ namespace cused::core {
 // next commands. Empty when there is nothing worth guessing.
 struct PayloadHint {
   // Larger payloads are not guessed: their copy costs more than the system call it saves.
-  static constexpr std::size_t kMaxBytes = 2048;
+  static constexpr std::size_t kMaxBytes = 4096;
   std::uint64_t data = 0;
   std::uint64_t data_size = 0;
   std::uint64_t offsets = 0;
