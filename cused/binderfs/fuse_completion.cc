@@ -12,18 +12,36 @@ IoctlCompletion::~IoctlCompletion() {
   if (req_) complete(-EIO, {});
 }
 
-void IoctlCompletion::watch_interrupts() { fuse_req_interrupt_func(req_, &on_interrupt, this); }
+void IoctlCompletion::watch_interrupts(UringRequests* uring) {
+  uring_ = uring;
+  if (uring_)
+    uring_->track(*this);
+  else
+    fuse_req_interrupt_func(req_, &on_interrupt, this);
+}
 
 void IoctlCompletion::on_interrupt(fuse_req_t, void* self) {
-  auto* completion = static_cast<IoctlCompletion*>(self);
-  completion->mark_interrupted();
-  completion->interrupts_.post(completion->proc_, completion->tid_);
+  static_cast<IoctlCompletion*>(self)->interrupt();
+}
+
+void IoctlCompletion::interrupt() {
+  mark_interrupted();
+  interrupts_.post(proc_, tid_);
 }
 
 void IoctlCompletion::complete(long result, std::span<const std::byte> out) {
   fuse_req_t req = std::exchange(req_, nullptr);
-  // Unregistering waits for a running interrupt callback, so `this` outlives it.
-  fuse_req_interrupt_func(req, nullptr, nullptr);
+  if (!uring_) {
+    // Unregistering waits for a running interrupt callback, so `this` outlives it.
+    fuse_req_interrupt_func(req, nullptr, nullptr);
+    return reply(req, result, out);
+  }
+  uring_->untrack(*this);  // waits for a running signal scan, so `this` outlives it
+  UringRequests::ReplyPass pass(*uring_);
+  if (pass.open()) reply(req, result, out);
+}
+
+void IoctlCompletion::reply(fuse_req_t req, long result, std::span<const std::byte> out) {
   std::size_t size = std::min(out.size(), out_size_);
   if (copy_out_to_ && size > 0) {
     // copy_to_user: a caller whose argument is not writable gets EFAULT, as from the kernel.
