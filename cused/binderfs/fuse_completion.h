@@ -1,11 +1,13 @@
 // core::Completion and core::PollWaiter over libfuse requests.
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "core/completion.h"
 #include "core/proc.h"
@@ -48,6 +50,8 @@ class IoctlCompletion final : public core::Completion, public UringRequests::Req
  private:
   static void on_interrupt(fuse_req_t req, void* self);
   void reply(fuse_req_t req, long result, std::span<const std::byte> out);
+  // The reply's result and argument size after the CUSE copy-out (if any).
+  std::pair<long, std::size_t> copy_out(long result, std::span<const std::byte> out);
 
   fuse_req_t req_;  // nullptr once replied
   std::size_t out_size_;
@@ -57,7 +61,11 @@ class IoctlCompletion final : public core::Completion, public UringRequests::Req
   std::weak_ptr<core::Proc> proc_;
   InterruptWorker& interrupts_;
   UringRequests* uring_ = nullptr;
+  pthread_t receiver_{};  // the ring thread that received an io_uring request
 };
+
+// fuse_reply_err, or fuse_reply_ioctl with the argument (restricted FUSE ioctl).
+void send_ioctl_reply(fuse_req_t req, long result, std::span<const std::byte> out);
 
 class FusePollWaiter final : public core::PollWaiter {
  public:

@@ -43,7 +43,8 @@ UringRequests::ReplyPass::~ReplyPass() {
   if (open_) requests_.replying_.fetch_sub(1);
 }
 
-UringRequests::UringRequests() : watcher_([this] { run(); }) {}
+UringRequests::UringRequests()
+    : watcher_([this] { watch(); }), replier_([this] { send_replies(); }) {}
 
 UringRequests::~UringRequests() {
   {
@@ -52,8 +53,38 @@ UringRequests::~UringRequests() {
   }
   wake_.notify_one();
   watcher_.join();
+  {
+    std::lock_guard guard(replies_lock_);
+    replies_stopping_ = true;
+  }
+  replies_wake_.notify_one();
+  replier_.join();
   std::lock_guard guard(lock_);
   outstanding_.clear();  // unlinks what the frontend did not answer (safe_link hooks)
+}
+
+void UringRequests::reply_later(std::function<void()> reply) {
+  {
+    std::lock_guard guard(replies_lock_);
+    replies_.push_back(std::move(reply));
+  }
+  replies_wake_.notify_one();
+}
+
+void UringRequests::send_replies() {
+  std::unique_lock guard(replies_lock_);
+  for (;;) {
+    replies_wake_.wait(guard, [this] { return replies_stopping_ || !replies_.empty(); });
+    if (replies_.empty()) return;  // stopping, everything sent
+    auto reply = std::move(replies_.front());
+    replies_.pop_front();
+    guard.unlock();
+    {
+      ReplyPass pass(*this);
+      if (pass.open()) reply();
+    }
+    guard.lock();
+  }
 }
 
 void UringRequests::track(Request& request) {
@@ -79,7 +110,7 @@ void UringRequests::close() {
   while (replying_.load() != 0) std::this_thread::yield();
 }
 
-void UringRequests::run() {
+void UringRequests::watch() {
   std::unique_lock guard(lock_);
   for (;;) {
     idle_ = true;

@@ -14,6 +14,15 @@
 //   session loop ends; a parked request answered after that (the teardown releases every proc,
 //   which completes its parked reads) would write into freed memory. close() waits for replies in
 //   progress and drops later ones; the kernel ends those requests when the connection goes.
+// * Replies from another thread. Each ring thread holds its queue's lock (libfuse's ring_lock)
+//   for a whole batch of requests, handlers included, and a reply to a request of another queue
+//   takes that queue's lock (lib/fuse_uring.c, fuse_uring_commit_sqe). A ring thread whose
+//   handler wakes a read parked on the other queue while that queue's thread does the reverse
+//   deadlocks both (two call pairs on crossed CPUs do it within seconds). So ring threads wait
+//   for each other's queue locks in one order only (IoctlCompletion::complete): a ring thread
+//   answers its own queue's requests, and another queue's when that queue's ring thread comes
+//   later in the order; everything else goes to the reply thread here, which holds no ring lock
+//   and no cused lock while it waits for the target queue's.
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +31,8 @@
 #include <boost/intrusive/list.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -73,13 +84,18 @@ class UringRequests {
   // Before the request is answered; harmless if it was never tracked or already interrupted.
   void untrack(Request& request);
 
+  // Runs `reply` (which answers an io_uring request) on the reply thread, inside a ReplyPass;
+  // dropped if the rings are closed by then.
+  void reply_later(std::function<void()> reply);
+
   // Waits for replies in progress; every later ReplyPass is closed. Call before libfuse frees the
   // rings (before the loop ends), or at the latest right after it ended.
   void close();
 
  private:
   using List = boost::intrusive::list<Request, boost::intrusive::constant_time_size<false>>;
-  void run();
+  void watch();
+  void send_replies();
   // The tids among `tids` that have an unblocked signal pending.
   static std::vector<pid_t> signalled(const std::vector<pid_t>& tids);
   void interrupt_signalled(const std::vector<pid_t>& tids);
@@ -92,7 +108,14 @@ class UringRequests {
   List outstanding_;       // guarded by lock_
   bool idle_ = false;      // the watcher waits for a first request; guarded by lock_
   bool stopping_ = false;  // guarded by lock_
+
+  std::mutex replies_lock_;
+  std::condition_variable replies_wake_;
+  std::deque<std::function<void()>> replies_;  // guarded by replies_lock_
+  bool replies_stopping_ = false;              // guarded by replies_lock_
+
   std::thread watcher_;
+  std::thread replier_;
 };
 
 // True if thread `tid` has a signal pending that it does not block (/proc/TID/status), the state

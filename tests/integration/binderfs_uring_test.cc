@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <linux/close_range.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -96,13 +97,24 @@ class Child {
   int status_ = -1;
 };
 
+// Pins the calling process to `cpu` (FUSE over io_uring queues a request on the ring of the CPU
+// its caller runs on); -1 leaves it free.
+void run_on(int cpu) {
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
 // The context manager of `device` in a child process, answering every call at once with an empty
 // reply from its one looper thread. Returns once the role is taken.
-std::unique_ptr<Child> start_call_server(const std::string& device) {
+std::unique_ptr<Child> start_call_server(const std::string& device, int cpu = -1) {
   int ready[2];
   if (pipe(ready) != 0) return nullptr;
   auto server = std::make_unique<Child>(
       [&] {
+        run_on(cpu);
         client::ProcessOptions options;
         options.device = device;
         options.max_threads = 0;
@@ -124,8 +136,9 @@ std::unique_ptr<Child> start_call_server(const std::string& device) {
 
 // `count` synchronous calls to handle 0 of `device` from a child process; exit status 0 if every
 // call was answered kOk.
-std::unique_ptr<Child> start_caller(const std::string& device, int count) {
-  return std::make_unique<Child>([device, count] {
+std::unique_ptr<Child> start_caller(const std::string& device, int count, int cpu = -1) {
+  return std::make_unique<Child>([device, count, cpu] {
+    run_on(cpu);
     client::ProcessOptions options;
     options.device = device;
     options.max_threads = 0;
@@ -243,6 +256,23 @@ TEST_F(BinderfsUringTest, ThousandsOfSyncCallsComplete) {
   BinderDevice probe(mount_->path("binder"));
   wait_for_ring(probe);
   EXPECT_TRUE(server_after_calls(3000));
+}
+
+// Two call pairs with crossed CPUs: each daemon thread that serves one ring delivers replies to
+// reads parked on the other ring, at the same time as the other ring's thread does the reverse.
+TEST_F(BinderfsUringTest, CallPairsOnCrossedCpusComplete) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two CPUs";
+  BinderDevice probe(mount_->path("binder"));
+  wait_for_ring(probe);
+  auto server_a = start_call_server(mount_->path("hwbinder"), 1);
+  auto server_b = start_call_server(mount_->path("vndbinder"), 0);
+  ASSERT_TRUE(server_a && server_b) << "a server could not become the context manager";
+  auto caller_a = start_caller(mount_->path("hwbinder"), 10000, 0);
+  auto caller_b = start_caller(mount_->path("vndbinder"), 10000, 1);
+  for (auto* caller : {caller_a.get(), caller_b.get()}) {
+    ASSERT_TRUE(caller->exited_within(60s)) << "a call loop hung";
+    EXPECT_TRUE(WIFEXITED(caller->status()) && WEXITSTATUS(caller->status()) == 0);
+  }
 }
 
 // S1.12 / S1.9: a server killed while its looper is parked in a read exits. The kernel waits for
