@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,6 +116,16 @@ class BareServer {
 
 // ---- measurements: each runs `iterations` round trips in a child process --------------------
 
+// In a child forked from this process, which is also the FUSE daemon: keeps only `fd` (as fd 3)
+// and closes the daemon's /dev/fuse and io_uring descriptors. A child stuck on the mount that
+// held them would keep the connection alive (the kernel aborts it when the last /dev/fuse file
+// goes), so killing a hung benchmark would leave its children in D state.
+int keep_only(int fd) {
+  if (dup2(fd, 3) != 3) _exit(1);
+  syscall(SYS_close_range, 4U, ~0U, 0U);
+  return 3;
+}
+
 // Runs `loop` in a forked child (a separate process, as a real client is) and returns the mean
 // microseconds per round trip it reports.
 double in_child(const std::function<double()>& loop) {
@@ -122,8 +133,9 @@ double in_child(const std::function<double()>& loop) {
   if (pipe(report) != 0) throw std::runtime_error("pipe");
   pid_t child = fork();
   if (child == 0) {
+    int out = keep_only(report[1]);
     double us = loop();
-    [[maybe_unused]] auto n = write(report[1], &us, sizeof us);
+    [[maybe_unused]] auto n = write(out, &us, sizeof us);
     _exit(0);
   }
   close(report[1]);
@@ -202,7 +214,7 @@ class CallServer {
     pid_ = fork();
     if (pid_ == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // it serves until killed: not past the benchmark
-      close(ready[0]);
+      int out = keep_only(ready[1]);
       cused::client::ProcessOptions options;
       options.device = device;
       options.max_threads = 0;  // one looper: the call's critical path, nothing else
@@ -211,7 +223,7 @@ class CallServer {
       int result =
           process.become_context_manager([](const cused::client::IncomingTransaction&,
                                             cused::client::Parcel&) { return cused::client::kOk; });
-      [[maybe_unused]] auto n = write(ready[1], &result, sizeof result);
+      [[maybe_unused]] auto n = write(out, &result, sizeof result);
       if (result != 0) _exit(1);
       cused::client::IpcThread thread(process);
       thread.join_looper(true);

@@ -380,7 +380,8 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
   if (fi->fh == 0) return static_cast<void>(fuse_reply_err(req, ENOTTY));
   OpenFile& file = file_of(fi);
   if (!file.proc()) return control_ioctl(req, cmd, in, in_size);
-  if (fuse_req_is_uring(req)) uring_ioctls_.fetch_add(1, std::memory_order_relaxed);
+  bool uring = fuse_req_is_uring(req);
+  if (uring) uring_ioctls_.fetch_add(1, std::memory_order_relaxed);
   const fuse_ctx* ctx = fuse_req_ctx(req);
   core::IoctlRequest request{file.thread_group_of(ctx->pid),
                              ctx->pid,
@@ -390,7 +391,7 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
                              file.nonblock()};
   auto completion =
       std::make_unique<IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
-  completion->watch_interrupts();
+  completion->watch_interrupts(uring ? &uring_requests_ : nullptr);
   file.proc()->ioctl(request, std::move(completion));
 }
 

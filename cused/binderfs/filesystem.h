@@ -27,6 +27,7 @@
 #include "cused/binderfs/fuse.h"
 #include "cused/binderfs/interrupt_worker.h"
 #include "cused/binderfs/logs_dir.h"
+#include "cused/binderfs/uring_requests.h"
 
 namespace cused::binderfs {
 
@@ -64,6 +65,10 @@ class Filesystem {
   // the session has stopped but still exists: a release may notify poll handles, which belong to
   // the session.
   void release_all();
+  // Mount calls this as the session ends, before libfuse frees the io_uring ring buffers (or
+  // right after, when a signal ended the loop): later answers to io_uring requests are dropped,
+  // not written into freed memory; the kernel ends those requests with the connection.
+  void close_uring_replies() { uring_requests_.close(); }
 
   // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC).
   int add_device(const std::string& name, const core::DeviceOptions& variant);
@@ -133,6 +138,7 @@ class Filesystem {
 
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
+  UringRequests uring_requests_;  // posts to interrupts_
   std::atomic<dev_t> mount_device_{0};
   std::atomic<std::uint64_t> uring_ioctls_{0};
 

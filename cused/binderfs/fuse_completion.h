@@ -1,23 +1,26 @@
 // core::Completion and core::PollWaiter over libfuse requests.
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "core/completion.h"
 #include "core/proc.h"
 #include "cused/binderfs/fuse.h"
 #include "cused/binderfs/interrupt_worker.h"
+#include "cused/binderfs/uring_requests.h"
 #include "cused/process_memory.h"
 
 namespace cused::binderfs {
 
 // The answer to one ioctl request. It owns the request until complete() replies to it, from
 // whichever daemon thread core calls it on.
-class IoctlCompletion final : public core::Completion {
+class IoctlCompletion final : public core::Completion, public UringRequests::Request {
  public:
   // `copy_out_to`: the caller's argument address of an unrestricted ioctl (CUSE); the answer's
   // argument is written there before the reply, which then carries no data. Without it the
@@ -33,13 +36,22 @@ class IoctlCompletion final : public core::Completion {
         interrupts_(interrupts) {}
   ~IoctlCompletion() override;
 
-  // Registers for FUSE INTERRUPT; an interrupt that already arrived is seen at once.
-  void watch_interrupts();
+  // Registers for FUSE INTERRUPT; an interrupt that already arrived is seen at once. A request
+  // that came over io_uring passes `uring`: libfuse reports no interrupt for it, so `uring`
+  // watches its caller's signals instead, and gates its reply on the rings being alive.
+  void watch_interrupts(UringRequests* uring = nullptr);
   void complete(long result, std::span<const std::byte> out) override;
   core::UserMemory& user_memory() override { return memory_; }
 
+  // UringRequests::Request
+  pid_t caller_tid() const override { return tid_; }
+  void interrupt() override;
+
  private:
   static void on_interrupt(fuse_req_t req, void* self);
+  void reply(fuse_req_t req, long result, std::span<const std::byte> out);
+  // The reply's result and argument size after the CUSE copy-out (if any).
+  std::pair<long, std::size_t> copy_out(long result, std::span<const std::byte> out);
 
   fuse_req_t req_;  // nullptr once replied
   std::size_t out_size_;
@@ -48,7 +60,12 @@ class IoctlCompletion final : public core::Completion {
   pid_t tid_;
   std::weak_ptr<core::Proc> proc_;
   InterruptWorker& interrupts_;
+  UringRequests* uring_ = nullptr;
+  pthread_t receiver_{};  // the ring thread that received an io_uring request
 };
+
+// fuse_reply_err, or fuse_reply_ioctl with the argument (restricted FUSE ioctl).
+void send_ioctl_reply(fuse_req_t req, long result, std::span<const std::byte> out);
 
 class FusePollWaiter final : public core::PollWaiter {
  public:

@@ -105,6 +105,8 @@ int Mount::serve() {
   fuse_loop_config* config = fuse_loop_cfg_create();
   if (options_.max_threads) fuse_loop_cfg_set_max_threads(config, options_.max_threads);
   int result = fuse_session_loop_mt(session_, config);
+  // A signal's handler ended the loop, which has freed the rings: no reply may go there now.
+  filesystem_.close_uring_replies();
   fuse_loop_cfg_destroy(config);
   return result;
 }
@@ -115,6 +117,8 @@ void Mount::serve_in_background() {
 
 void Mount::stop() {
   if (!session_ || fuse_session_exited(session_)) return;
+  // Before the loop can end and free the io_uring rings: from here on no reply goes there.
+  filesystem_.close_uring_replies();
   fuse_session_exit(session_);
   // Worker threads sit in read(/dev/fuse); unmounting ends those reads.
   if (mounted_) {

@@ -1,0 +1,155 @@
+#include "cused/binderfs/uring_requests.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace cused::binderfs {
+
+namespace {
+
+// The bit of `signal` in a /proc/PID/status signal mask.
+constexpr std::uint64_t mask_of(int signal) { return std::uint64_t{1} << (signal - 1); }
+
+}  // namespace
+
+bool has_unblocked_signal(pid_t tid) {
+  std::ifstream status(fmt::format("/proc/{}/status", tid));
+  std::uint64_t pending = 0, blocked = 0;
+  std::string line;
+  while (std::getline(status, line)) {
+    auto field = [&](const char* name) { return line.rfind(name, 0) == 0; };
+    auto mask = [&] { return std::stoull(line.substr(line.find(':') + 1), nullptr, 16); };
+    if (field("SigPnd:") || field("ShdPnd:")) pending |= mask();
+    if (field("SigBlk:")) blocked = mask();
+  }
+  // SIGKILL cannot be blocked; the kernel marks it pending on every thread of a killed process.
+  return (pending & (~blocked | mask_of(SIGKILL))) != 0;
+}
+
+UringRequests::ReplyPass::ReplyPass(UringRequests& requests) : requests_(requests) {
+  // Sequentially consistent with close(): either close() sees this reply in progress and waits,
+  // or this pass sees the rings closed.
+  requests_.replying_.fetch_add(1);
+  open_ = !requests_.closed_.load();
+  if (!open_) requests_.replying_.fetch_sub(1);
+}
+
+UringRequests::ReplyPass::~ReplyPass() {
+  if (open_) requests_.replying_.fetch_sub(1);
+}
+
+UringRequests::UringRequests()
+    : watcher_([this] { watch(); }), replier_([this] { send_replies(); }) {}
+
+UringRequests::~UringRequests() {
+  {
+    std::lock_guard guard(lock_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  watcher_.join();
+  {
+    std::lock_guard guard(replies_lock_);
+    replies_stopping_ = true;
+  }
+  replies_wake_.notify_one();
+  replier_.join();
+  std::lock_guard guard(lock_);
+  outstanding_.clear();  // unlinks what the frontend did not answer (safe_link hooks)
+}
+
+void UringRequests::reply_later(std::function<void()> reply) {
+  {
+    std::lock_guard guard(replies_lock_);
+    replies_.push_back(std::move(reply));
+  }
+  replies_wake_.notify_one();
+}
+
+void UringRequests::send_replies() {
+  std::unique_lock guard(replies_lock_);
+  for (;;) {
+    replies_wake_.wait(guard, [this] { return replies_stopping_ || !replies_.empty(); });
+    if (replies_.empty()) return;  // stopping, everything sent
+    auto reply = std::move(replies_.front());
+    replies_.pop_front();
+    guard.unlock();
+    {
+      ReplyPass pass(*this);
+      if (pass.open()) reply();
+    }
+    guard.lock();
+  }
+}
+
+void UringRequests::track(Request& request) {
+  bool watcher_idle;
+  {
+    std::lock_guard guard(lock_);
+    watcher_idle = idle_;
+    request.scanned_ = false;
+    outstanding_.push_back(request);
+  }
+  // Only an idle watcher needs waking; one that scans comes round by itself (no wake-up per
+  // request on the hot path).
+  if (watcher_idle) wake_.notify_one();
+}
+
+void UringRequests::untrack(Request& request) {
+  std::lock_guard guard(lock_);
+  if (request.is_linked()) outstanding_.erase(outstanding_.iterator_to(request));
+}
+
+void UringRequests::close() {
+  closed_.store(true);
+  while (replying_.load() != 0) std::this_thread::yield();
+}
+
+void UringRequests::watch() {
+  std::unique_lock guard(lock_);
+  for (;;) {
+    idle_ = true;
+    wake_.wait(guard, [this] { return stopping_ || !outstanding_.empty(); });
+    idle_ = false;
+    if (wake_.wait_for(guard, kScanPeriod, [this] { return stopping_; })) return;
+    // Requests seen at the previous scan have waited a whole period: look at their callers.
+    std::vector<pid_t> due;
+    for (auto& request : outstanding_) {
+      if (request.scanned_) due.push_back(request.caller_tid());
+      request.scanned_ = true;
+    }
+    if (due.empty()) continue;
+    guard.unlock();
+    std::vector<pid_t> hit = signalled(due);
+    guard.lock();
+    interrupt_signalled(hit);
+  }
+}
+
+std::vector<pid_t> UringRequests::signalled(const std::vector<pid_t>& tids) {
+  std::vector<pid_t> hit;
+  for (pid_t tid : tids)
+    if (has_unblocked_signal(tid)) hit.push_back(tid);
+  return hit;
+}
+
+void UringRequests::interrupt_signalled(const std::vector<pid_t>& tids) {
+  if (tids.empty()) return;
+  for (auto it = outstanding_.begin(); it != outstanding_.end();) {
+    Request& request = *it;
+    if (!request.scanned_ ||
+        std::find(tids.begin(), tids.end(), request.caller_tid()) == tids.end()) {
+      ++it;
+      continue;
+    }
+    it = outstanding_.erase(it);  // interrupted once, as by one FUSE_INTERRUPT
+    request.interrupt();
+  }
+}
+
+}  // namespace cused::binderfs

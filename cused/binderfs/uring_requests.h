@@ -1,0 +1,125 @@
+// What ioctl requests that arrive over FUSE-over-io_uring need from cused because libfuse 3.18
+// does not provide it (docs/binderfs.md, "FUSE over io_uring").
+//
+// * Interrupts. The kernel sends FUSE_INTERRUPT for an io_uring request over /dev/fuse as for any
+//   other, but libfuse only matches interrupts against requests read from /dev/fuse
+//   (lib/fuse_lowlevel.c, find_interrupted; "for now no support for interrupts with io-uring"), so
+//   the callback of fuse_req_interrupt_func never runs. After a signal the kernel still waits for
+//   the answer (uninterruptibly once the signal is fatal), so a parked binder read that nobody
+//   interrupts leaves its caller unkillable (S1.12, S1.9). A watcher thread therefore looks at the
+//   callers of outstanding io_uring requests itself: a request outstanding for a whole scan
+//   period whose calling thread has an unblocked signal pending is interrupted as FUSE_INTERRUPT
+//   would have (S1.12: the parked read ends with EINTR).
+// * Replies after the loop. libfuse frees the ring buffers (where a reply is written) when its
+//   session loop ends; a parked request answered after that (the teardown releases every proc,
+//   which completes its parked reads) would write into freed memory. close() waits for replies in
+//   progress and drops later ones; the kernel ends those requests when the connection goes.
+// * Replies from another thread. Each ring thread holds its queue's lock (libfuse's ring_lock)
+//   for a whole batch of requests, handlers included, and a reply to a request of another queue
+//   takes that queue's lock (lib/fuse_uring.c, fuse_uring_commit_sqe). A ring thread whose
+//   handler wakes a read parked on the other queue while that queue's thread does the reverse
+//   deadlocks both (two call pairs on crossed CPUs do it within seconds). So ring threads wait
+//   for each other's queue locks in one order only (IoctlCompletion::complete): a ring thread
+//   answers its own queue's requests, and another queue's when that queue's ring thread comes
+//   later in the order; everything else goes to the reply thread here, which holds no ring lock
+//   and no cused lock while it waits for the target queue's.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <boost/intrusive/list.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cused::binderfs {
+
+class UringRequests {
+ public:
+  // How long a request may wait before its caller's signals are looked at, and how often after.
+  static constexpr std::chrono::milliseconds kScanPeriod{50};
+
+  // An outstanding io_uring request, as the watcher sees it.
+  class Request : public boost::intrusive::list_base_hook<
+                      boost::intrusive::link_mode<boost::intrusive::safe_link>> {
+   public:
+    virtual ~Request() = default;
+    // The calling thread (FUSE's request pid).
+    virtual pid_t caller_tid() const = 0;
+    // Runs what a FUSE_INTERRUPT for this request would run. Called with the watcher's lock
+    // held, so that the request cannot complete (and go away) meanwhile: must not call into core.
+    virtual void interrupt() = 0;
+
+   private:
+    friend class UringRequests;
+    bool scanned_ = false;  // outstanding at the last scan; guarded by UringRequests::lock_
+  };
+
+  // Held while a reply is written into a ring buffer.
+  class ReplyPass {
+   public:
+    explicit ReplyPass(UringRequests& requests);
+    ~ReplyPass();
+    ReplyPass(const ReplyPass&) = delete;
+    ReplyPass& operator=(const ReplyPass&) = delete;
+    // False once the rings are gone: the reply must not be written.
+    bool open() const { return open_; }
+
+   private:
+    UringRequests& requests_;
+    bool open_;
+  };
+
+  UringRequests();
+  ~UringRequests();
+  UringRequests(const UringRequests&) = delete;
+  UringRequests& operator=(const UringRequests&) = delete;
+
+  void track(Request& request);
+  // Before the request is answered; harmless if it was never tracked or already interrupted.
+  void untrack(Request& request);
+
+  // Runs `reply` (which answers an io_uring request) on the reply thread, inside a ReplyPass;
+  // dropped if the rings are closed by then.
+  void reply_later(std::function<void()> reply);
+
+  // Waits for replies in progress; every later ReplyPass is closed. Call before libfuse frees the
+  // rings (before the loop ends), or at the latest right after it ended.
+  void close();
+
+ private:
+  using List = boost::intrusive::list<Request, boost::intrusive::constant_time_size<false>>;
+  void watch();
+  void send_replies();
+  // The tids among `tids` that have an unblocked signal pending.
+  static std::vector<pid_t> signalled(const std::vector<pid_t>& tids);
+  void interrupt_signalled(const std::vector<pid_t>& tids);
+
+  std::atomic<unsigned> replying_{0};
+  std::atomic<bool> closed_{false};
+
+  std::mutex lock_;
+  std::condition_variable wake_;
+  List outstanding_;       // guarded by lock_
+  bool idle_ = false;      // the watcher waits for a first request; guarded by lock_
+  bool stopping_ = false;  // guarded by lock_
+
+  std::mutex replies_lock_;
+  std::condition_variable replies_wake_;
+  std::deque<std::function<void()>> replies_;  // guarded by replies_lock_
+  bool replies_stopping_ = false;              // guarded by replies_lock_
+
+  std::thread watcher_;
+  std::thread replier_;
+};
+
+// True if thread `tid` has a signal pending that it does not block (/proc/TID/status), the state
+// in which the kernel stops waiting interruptibly for a FUSE answer and sends FUSE_INTERRUPT.
+bool has_unblocked_signal(pid_t tid);
+
+}  // namespace cused::binderfs
