@@ -43,8 +43,15 @@ UringRequests::ReplyPass::~ReplyPass() {
   if (open_) requests_.replying_.fetch_sub(1);
 }
 
-UringRequests::UringRequests()
-    : watcher_([this] { watch(); }), replier_([this] { send_replies(); }) {}
+UringRequests::UringRequests() = default;
+
+// The threads start with the first io_uring request: a classic /dev/fuse mount never has one.
+void UringRequests::start_threads() {
+  std::call_once(started_, [this] {
+    watcher_ = std::thread([this] { watch(); });
+    replier_ = std::thread([this] { send_replies(); });
+  });
+}
 
 UringRequests::~UringRequests() {
   {
@@ -52,18 +59,19 @@ UringRequests::~UringRequests() {
     stopping_ = true;
   }
   wake_.notify_one();
-  watcher_.join();
+  if (watcher_.joinable()) watcher_.join();
   {
     std::lock_guard guard(replies_lock_);
     replies_stopping_ = true;
   }
   replies_wake_.notify_one();
-  replier_.join();
+  if (replier_.joinable()) replier_.join();
   std::lock_guard guard(lock_);
   outstanding_.clear();  // unlinks what the frontend did not answer (safe_link hooks)
 }
 
 void UringRequests::reply_later(std::function<void()> reply) {
+  start_threads();
   {
     std::lock_guard guard(replies_lock_);
     replies_.push_back(std::move(reply));
@@ -88,6 +96,7 @@ void UringRequests::send_replies() {
 }
 
 void UringRequests::track(Request& request) {
+  start_threads();
   bool watcher_idle;
   {
     std::lock_guard guard(lock_);

@@ -94,6 +94,7 @@ class UringRequests {
 
  private:
   using List = boost::intrusive::list<Request, boost::intrusive::constant_time_size<false>>;
+  void start_threads();
   void watch();
   void send_replies();
   // The tids among `tids` that have an unblocked signal pending.
@@ -114,6 +115,7 @@ class UringRequests {
   std::deque<std::function<void()>> replies_;  // guarded by replies_lock_
   bool replies_stopping_ = false;              // guarded by replies_lock_
 
+  std::once_flag started_;
   std::thread watcher_;
   std::thread replier_;
 };
