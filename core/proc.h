@@ -160,7 +160,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
 
  private:
   friend class Device;
-  friend class DebugPrint;  // binder_logs (debug_print.cc) reads the proc as the kernel does
+  friend class DebugPrint;        // binder_logs (debug_print.cc) reads the proc as the kernel does
   friend class InvariantChecker;  // core/invariants.h reads every field
   using WaitingList = boost::intrusive::list<
       Thread, boost::intrusive::member_hook<Thread, WaitingHook, &Thread::waiting_hook>,
@@ -311,7 +311,6 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void queue_clear_death_done(Thread& thread, Death& death) CUSED_REQUIRES(inner_lock_);
 
   // ---- freeze.cc: BINDER_FREEZE / BINDER_GET_FROZEN_INFO (S2.10, S2.11), TF_UPDATE_TXN (S4.13)
-  friend struct FreezeCall;
   void freeze_ioctl(const std::shared_ptr<Thread>& thread, const IoctlRequest& request,
                     std::unique_ptr<Completion> completion);
   int get_frozen_info(binder_frozen_status_info& info);

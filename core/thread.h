@@ -14,7 +14,7 @@
 #include "core/completion.h"
 #include "core/locks.h"
 #include "core/stats.h"
-#include "core/user_reader.h"
+#include "core/user_memory.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 

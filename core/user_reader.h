@@ -19,18 +19,6 @@
 
 namespace cused::core {
 
-// Where a thread's last transaction payload was (data and offsets), to be read ahead with its
-// next commands. Empty when there is nothing worth guessing.
-struct PayloadHint {
-  // Larger payloads are not guessed: their copy costs more than the system call it saves.
-  static constexpr std::size_t kMaxBytes = 4096;
-  std::uint64_t data = 0;
-  std::uint64_t data_size = 0;
-  std::uint64_t offsets = 0;
-  std::uint64_t offsets_size = 0;
-  bool empty() const { return data_size == 0 && offsets_size == 0; }
-};
-
 class UserReader {
  public:
   UserReader(UserMemory& memory, std::uint64_t position, std::uint64_t end, PayloadHint hint = {})

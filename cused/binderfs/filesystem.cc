@@ -441,13 +441,11 @@ int Filesystem::rename_device(const std::string& from, const std::string& to, un
 }
 
 void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
-  std::unique_ptr<core::PollWaiter> waiter;
-  if (ph) waiter = std::make_unique<FusePollWaiter>(ph);
-  if (fi->fh == 0 || !file_of(fi).proc()) return static_cast<void>(fuse_reply_poll(req, 0));
-  unsigned events = file_of(fi).proc()->poll(fuse_req_ctx(req)->pid, std::move(waiter));
-  unsigned revents =
-      ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0);
-  fuse_reply_poll(req, revents);
+  if (fi->fh == 0 || !file_of(fi).proc()) {
+    if (ph) fuse_pollhandle_destroy(ph);
+    return static_cast<void>(fuse_reply_poll(req, 0));
+  }
+  reply_poll(req, *file_of(fi).proc(), fuse_req_ctx(req)->pid, ph);
 }
 
 namespace {

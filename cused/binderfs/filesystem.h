@@ -138,7 +138,7 @@ class Filesystem {
 
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
-  UringRequests uring_requests_;  // posts to interrupts_
+  UringRequests uring_requests_;
   std::atomic<dev_t> mount_device_{0};
   std::atomic<std::uint64_t> uring_ioctls_{0};
 

@@ -1,5 +1,7 @@
 #include "cused/binderfs/fuse_completion.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <type_traits>
@@ -99,6 +101,14 @@ void send_ioctl_reply(fuse_req_t req, long result, std::span<const std::byte> ou
     // copied-back argument (binder_write_read after EINTR/EAGAIN, S1.11/S1.12).
     fuse_reply_ioctl(req, static_cast<int>(result), out.data(), size);
   }
+}
+
+void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle) {
+  std::unique_ptr<core::PollWaiter> waiter;
+  if (handle) waiter = std::make_unique<FusePollWaiter>(handle);
+  unsigned events = proc.poll(tid, std::move(waiter));
+  fuse_reply_poll(
+      req, ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0));
 }
 
 }  // namespace cused::binderfs

@@ -79,4 +79,8 @@ class FusePollWaiter final : public core::PollWaiter {
   fuse_pollhandle* handle_;
 };
 
+// FUSE_POLL on a binder node, for both frontends: registers `handle` (if any) as the proc's poll
+// waiter for thread `tid` and replies with what the proc has ready (S2.12).
+void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle);
+
 }  // namespace cused::binderfs

@@ -142,13 +142,8 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
 }
 
 void Device::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
-  std::unique_ptr<core::PollWaiter> waiter;
-  if (ph) waiter = std::make_unique<binderfs::FusePollWaiter>(ph);
   auto& file = *reinterpret_cast<OpenFile*>(fi->fh);
-  unsigned events = file.proc->poll(fuse_req_ctx(req)->pid, std::move(waiter));
-  unsigned revents =
-      ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0);
-  fuse_reply_poll(req, revents);
+  binderfs::reply_poll(req, *file.proc, fuse_req_ctx(req)->pid, ph);
 }
 
 namespace {
