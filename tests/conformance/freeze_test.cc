@@ -276,7 +276,7 @@ std::uint32_t WatchOwner(const Endpoint& endpoint, const Channel& manager_ready)
 // reported once acknowledged, clearing answers CLEAR_DONE; protocol mistakes are hard EINVALs.
 TEST(FreezeNotification, StateChangesAcknowledgementsAndClear_S7_6_S7_7_S7_8_S7_9) {
   SKIP_WITHOUT_FREEZE_NOTIFICATION();
-  Channel manager_ready, registered, acknowledged;
+  Channel manager_ready, registered, acknowledged, owner_idle;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     std::uint32_t handle = WatchOwner(endpoint, manager_ready);
@@ -315,10 +315,12 @@ TEST(FreezeNotification, StateChangesAcknowledgementsAndClear_S7_6_S7_7_S7_8_S7_
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(DevicePath());
     RegisterObject(endpoint);
+    owner_idle.send(1);
     ::pause();  // until killed
   });
   Endpoint freezer(DevicePath());
   ASSERT_TRUE(registered.wait());
+  ASSERT_TRUE(owner_idle.wait()) << "an unread BR_REPLY is a pending transaction: EAGAIN";
   EXPECT_EQ(Freeze(freezer, owner.pid(), true), 0);
   ASSERT_TRUE(acknowledged.wait());
   EXPECT_EQ(Freeze(freezer, owner.pid(), false), 0);
@@ -330,7 +332,7 @@ TEST(FreezeNotification, StateChangesAcknowledgementsAndClear_S7_6_S7_7_S7_8_S7_
 // frozen and thawed; freezing and thawing the owner keeps working.
 TEST(FreezeNotification, HolderDiesWithNotificationInFlight_S11_13) {
   SKIP_WITHOUT_FREEZE_NOTIFICATION();
-  Channel manager_ready, registered;
+  Channel manager_ready, registered, owner_idle;
   Child manager([&] {
     Endpoint endpoint = ContextManager();
     WatchOwner(endpoint, manager_ready);
@@ -341,10 +343,12 @@ TEST(FreezeNotification, HolderDiesWithNotificationInFlight_S11_13) {
     ASSERT_TRUE(manager_ready.wait());
     Endpoint endpoint(DevicePath());
     RegisterObject(endpoint);
+    owner_idle.send(1);
     ::pause();
   });
   Endpoint freezer(DevicePath());
   ASSERT_TRUE(registered.wait());
+  ASSERT_TRUE(owner_idle.wait()) << "an unread BR_REPLY is a pending transaction: EAGAIN";
   EXPECT_EQ(Freeze(freezer, owner.pid(), true), 0);
   manager.kill();
   for (int i = 0; i < 5; i++) {
