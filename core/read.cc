@@ -47,6 +47,7 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
   for (;;) {
     bool wait_for_proc_work;
     long error = 0;
+    bool released = false;
     std::unique_ptr<PendingRead> superseded;
     {
       sync::LockGuard guard(inner_lock_);
@@ -57,6 +58,10 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
           error = -EAGAIN;  // S1.11
         } else if (read->completion->interrupted()) {
           error = -EINTR;  // S1.12: the interrupt came before the read could park
+        } else if (thread.is_dead) {
+          // S1.9 / S2.6: a read woken just before its thread was released runs after the release
+          // answered the thread's parked reads; parking now would leave it parked forever.
+          released = true;
         } else {
           // A tid makes one request at a time; should an older one still be parked here (no
           // real client can do that), it ends as if interrupted.
@@ -69,7 +74,7 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
     }
     if (superseded) finish_read(thread, std::move(superseded), -EINTR);
     if (!read) return;
-    if (error) return finish_read(thread, std::move(read), error);
+    if (error || released) return finish_read(thread, std::move(read), error);
     ReadStep step;
     while ((step = emit_next(thread, *read, wait_for_proc_work)) == ReadStep::kContinue) {
     }

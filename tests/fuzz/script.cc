@@ -287,6 +287,7 @@ class Runner {
   }
 
   void close(Slot& slot) {
+    trace(fmt::format("  close pid {}", slot.pid));
     slot.proc->release();  // S1.9: wakes and answers every parked read of the proc
     for (auto& call : slot.parked) {
       if (call && !call->done)
@@ -333,6 +334,7 @@ class Runner {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
     if (!slot || !busy(*slot, thread)) return;
+    trace(fmt::format("  interrupt pid {} tid {}", slot->pid, tid(*slot, thread)));
     // What the frontend does on FUSE_INTERRUPT (S1.12): the completion is marked, then core told.
     slot->parked[thread]->completion->mark_interrupted();
     slot->proc->interrupt(tid(*slot, thread));

@@ -115,5 +115,28 @@ TEST_F(LifecycleTest, ReleaseWithEverythingInFlight_S1_9) {
   EXPECT_EQ(sm.proc().counts().refs, 1u) << "the manager's ref to the dead node";
 }
 
+// S1.9: releasing one thread can wake another before that one's own release: here the first
+// thread's undelivered oneway is freed, which moves the node's next oneway to the proc queue and
+// wakes the second thread's read. That read runs after the release; it must end, not park again
+// on a thread nobody will ever release (found by tests/fuzz, docs/reliability.md).
+TEST_F(LifecycleTest, ReadWokenDuringReleaseEndsAfterIt_S1_9) {
+  std::uint32_t handle = fetch(publish());
+  write_ok(server, kServerLooper, Commands().u32(BC_ENTER_LOOPER));
+  write_ok(server, kServerOther, Commands().u32(BC_ENTER_LOOPER));
+  Call other = server.read(kServerOther);
+  // Too small for a transaction: the first oneway stays on the looper's own queue.
+  Call looper = server.read(kServerLooper, 8);
+  ASSERT_FALSE(other.done());
+  write_ok(client, kClientMain, Commands().transaction(handle, 1, TF_ONE_WAY));
+  ASSERT_TRUE(looper.done());
+  EXPECT_EQ(looper.names(), "BR_NOOP");
+  write_ok(client, kClientMain, Commands().transaction(handle, 2, TF_ONE_WAY));
+  ASSERT_FALSE(other.done()) << "the second oneway waits behind the first on the node";
+  server.release();
+  ASSERT_TRUE(other.done());
+  EXPECT_EQ(other.result(), 0);
+  EXPECT_EQ(other.names(), "BR_NOOP");
+}
+
 }  // namespace
 }  // namespace cused::core::test
