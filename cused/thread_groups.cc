@@ -1,36 +1,45 @@
 #include "cused/thread_groups.h"
 
 #include <charconv>
-#include <fstream>
-#include <string>
+#include <string_view>
+
+#include "cused/proc_status.h"
 
 namespace cused {
 
 pid_t read_thread_group(pid_t tid) {
-  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
-  std::string line;
-  constexpr std::string_view kTgid = "Tgid:";
-  while (std::getline(status, line)) {
-    if (line.compare(0, kTgid.size(), kTgid) != 0) continue;
-    auto digits = line.find_first_of("0123456789");
-    pid_t tgid = 0;
-    if (digits != std::string::npos)
-      std::from_chars(line.data() + digits, line.data() + line.size(), tgid);
-    return tgid;
-  }
-  return 0;
+  pid_t tgid = 0;
+  read_proc_status(tid, [&](std::string_view name, std::string_view value) {
+    if (name == "Tgid") std::from_chars(value.data(), value.data() + value.size(), tgid);
+  });
+  return tgid;
 }
 
 pid_t ThreadGroups::of(pid_t tid) {
+  Clock::time_point now = now_();
   {
     sync::LockGuard guard(lock_);
     auto it = groups_.find(tid);
-    if (it != groups_.end()) return it->second;
+    if (it != groups_.end() && now - it->second.read_at < kRecheck) return it->second.tgid;
   }
-  pid_t tgid = read_thread_group(tid);
+  pid_t tgid = reader_(tid);
   sync::LockGuard guard(lock_);
-  if (tgid != 0) groups_.emplace(tid, tgid);
+  if (tgid == 0) {
+    groups_.erase(tid);
+    return 0;
+  }
+  groups_.insert_or_assign(tid, Answer{tgid, now});
+  if (groups_.size() > kPruneAbove) prune(now);
   return tgid;
+}
+
+std::size_t ThreadGroups::cached() {
+  sync::LockGuard guard(lock_);
+  return groups_.size();
+}
+
+void ThreadGroups::prune(Clock::time_point now) {
+  std::erase_if(groups_, [&](const auto& entry) { return now - entry.second.read_at >= kRecheck; });
 }
 
 }  // namespace cused

@@ -1,12 +1,13 @@
 #include "cused/binderfs/uring_requests.h"
 
-#include <fmt/format.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
-#include <fstream>
-#include <string>
+#include <string_view>
+
+#include "cused/proc_status.h"
 
 namespace cused::binderfs {
 
@@ -18,15 +19,13 @@ constexpr std::uint64_t mask_of(int signal) { return std::uint64_t{1} << (signal
 }  // namespace
 
 bool has_unblocked_signal(pid_t tid) {
-  std::ifstream status(fmt::format("/proc/{}/status", tid));
   std::uint64_t pending = 0, blocked = 0;
-  std::string line;
-  while (std::getline(status, line)) {
-    auto field = [&](const char* name) { return line.rfind(name, 0) == 0; };
-    auto mask = [&] { return std::stoull(line.substr(line.find(':') + 1), nullptr, 16); };
-    if (field("SigPnd:") || field("ShdPnd:")) pending |= mask();
-    if (field("SigBlk:")) blocked = mask();
-  }
+  read_proc_status(tid, [&](std::string_view name, std::string_view value) {
+    std::uint64_t mask = 0;
+    if (name != "SigPnd" && name != "ShdPnd" && name != "SigBlk") return;
+    std::from_chars(value.data(), value.data() + value.size(), mask, 16);
+    (name == "SigBlk" ? blocked : pending) |= mask;
+  });
   // SIGKILL cannot be blocked; the kernel marks it pending on every thread of a killed process.
   return (pending & (~blocked | mask_of(SIGKILL))) != 0;
 }
