@@ -8,7 +8,7 @@ InterruptWorker::InterruptWorker() : thread_([this] { run(); }) {}
 
 InterruptWorker::~InterruptWorker() {
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     stopping_ = true;
   }
   wake_.notify_one();
@@ -17,23 +17,25 @@ InterruptWorker::~InterruptWorker() {
 
 void InterruptWorker::post(std::weak_ptr<core::Proc> proc, pid_t tid) {
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     queue_.push_back({std::move(proc), tid});
   }
   wake_.notify_one();
 }
 
 void InterruptWorker::run() {
-  std::unique_lock guard(lock_);
-  for (;;) {
-    wake_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, nothing left to deliver
-    Interrupt next = std::move(queue_.front());
-    queue_.pop_front();
-    guard.unlock();
-    if (auto proc = next.proc.lock()) proc->interrupt(next.tid);
-    guard.lock();
+  while (std::optional<Interrupt> next = take()) {
+    if (auto proc = next->proc.lock()) proc->interrupt(next->tid);
   }
+}
+
+std::optional<InterruptWorker::Interrupt> InterruptWorker::take() {
+  sync::LockGuard guard(lock_);
+  while (!stopping_ && queue_.empty()) wake_.wait(lock_);
+  if (queue_.empty()) return std::nullopt;
+  Interrupt next = std::move(queue_.front());
+  queue_.pop_front();
+  return next;
 }
 
 }  // namespace cused::binderfs

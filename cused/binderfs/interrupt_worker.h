@@ -10,11 +10,13 @@
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <thread>
+
+#include "core/sync/cond_var.h"
+#include "core/sync/mutex.h"
 
 namespace cused::core {
 class Proc;
@@ -29,19 +31,21 @@ class InterruptWorker {
   InterruptWorker(const InterruptWorker&) = delete;
   InterruptWorker& operator=(const InterruptWorker&) = delete;
 
-  void post(std::weak_ptr<core::Proc> proc, pid_t tid);
+  void post(std::weak_ptr<core::Proc> proc, pid_t tid) CUSED_EXCLUDES(lock_);
 
  private:
   struct Interrupt {
     std::weak_ptr<core::Proc> proc;
     pid_t tid;
   };
-  void run();
+  void run() CUSED_EXCLUDES(lock_);
+  // The next interrupt to deliver, waiting for one; none once stopping and everything delivered.
+  std::optional<Interrupt> take() CUSED_EXCLUDES(lock_);
 
-  std::mutex lock_;
-  std::condition_variable wake_;
-  std::deque<Interrupt> queue_;  // guarded by lock_
-  bool stopping_ = false;        // guarded by lock_
+  sync::Mutex lock_;
+  sync::CondVar wake_;
+  std::deque<Interrupt> queue_ CUSED_GUARDED_BY(lock_);
+  bool stopping_ CUSED_GUARDED_BY(lock_) = false;
   std::thread thread_;
 };
 

@@ -54,51 +54,51 @@ void UringRequests::start_threads() {
 
 UringRequests::~UringRequests() {
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     stopping_ = true;
   }
   wake_.notify_one();
   if (watcher_.joinable()) watcher_.join();
   {
-    std::lock_guard guard(replies_lock_);
+    sync::LockGuard guard(replies_lock_);
     replies_stopping_ = true;
   }
   replies_wake_.notify_one();
   if (replier_.joinable()) replier_.join();
-  std::lock_guard guard(lock_);
+  sync::LockGuard guard(lock_);
   outstanding_.clear();  // unlinks what the frontend did not answer (safe_link hooks)
 }
 
 void UringRequests::reply_later(std::function<void()> reply) {
   start_threads();
   {
-    std::lock_guard guard(replies_lock_);
+    sync::LockGuard guard(replies_lock_);
     replies_.push_back(std::move(reply));
   }
   replies_wake_.notify_one();
 }
 
 void UringRequests::send_replies() {
-  std::unique_lock guard(replies_lock_);
-  for (;;) {
-    replies_wake_.wait(guard, [this] { return replies_stopping_ || !replies_.empty(); });
-    if (replies_.empty()) return;  // stopping, everything sent
-    auto reply = std::move(replies_.front());
-    replies_.pop_front();
-    guard.unlock();
-    {
-      ReplyPass pass(*this);
-      if (pass.open()) reply();
-    }
-    guard.lock();
+  while (std::optional<std::function<void()>> reply = take_reply()) {
+    ReplyPass pass(*this);
+    if (pass.open()) (*reply)();
   }
+}
+
+std::optional<std::function<void()>> UringRequests::take_reply() {
+  sync::LockGuard guard(replies_lock_);
+  while (!replies_stopping_ && replies_.empty()) replies_wake_.wait(replies_lock_);
+  if (replies_.empty()) return std::nullopt;  // stopping, everything sent
+  auto reply = std::move(replies_.front());
+  replies_.pop_front();
+  return reply;
 }
 
 void UringRequests::track(Request& request) {
   start_threads();
   bool watcher_idle;
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     watcher_idle = idle_;
     request.scanned_ = false;
     outstanding_.push_back(request);
@@ -109,7 +109,7 @@ void UringRequests::track(Request& request) {
 }
 
 void UringRequests::untrack(Request& request) {
-  std::lock_guard guard(lock_);
+  sync::LockGuard guard(lock_);
   if (request.is_linked()) outstanding_.erase(outstanding_.iterator_to(request));
 }
 
@@ -119,24 +119,30 @@ void UringRequests::close() {
 }
 
 void UringRequests::watch() {
-  std::unique_lock guard(lock_);
-  for (;;) {
-    idle_ = true;
-    wake_.wait(guard, [this] { return stopping_ || !outstanding_.empty(); });
-    idle_ = false;
-    if (wake_.wait_for(guard, kScanPeriod, [this] { return stopping_; })) return;
-    // Requests seen at the previous scan have waited a whole period: look at their callers.
-    std::vector<pid_t> due;
-    for (auto& request : outstanding_) {
-      if (request.scanned_) due.push_back(request.caller_tid());
-      request.scanned_ = true;
-    }
-    if (due.empty()) continue;
-    guard.unlock();
-    std::vector<pid_t> hit = signalled(due);
-    guard.lock();
+  while (std::optional<std::vector<pid_t>> due = next_scan()) {
+    if (due->empty()) continue;
+    std::vector<pid_t> hit = signalled(*due);
+    sync::LockGuard guard(lock_);
     interrupt_signalled(hit);
   }
+}
+
+std::optional<std::vector<pid_t>> UringRequests::next_scan() {
+  sync::LockGuard guard(lock_);
+  idle_ = true;
+  while (!stopping_ && outstanding_.empty()) wake_.wait(lock_);
+  idle_ = false;
+  auto deadline = std::chrono::steady_clock::now() + kScanPeriod;
+  while (!stopping_ && wake_.wait_until(lock_, deadline)) {
+  }
+  if (stopping_) return std::nullopt;
+  // Requests seen at the previous scan have waited a whole period: look at their callers.
+  std::vector<pid_t> due;
+  for (auto& request : outstanding_) {
+    if (request.scanned_) due.push_back(request.caller_tid());
+    request.scanned_ = true;
+  }
+  return due;
 }
 
 std::vector<pid_t> UringRequests::signalled(const std::vector<pid_t>& tids) {

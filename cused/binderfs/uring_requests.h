@@ -30,12 +30,15 @@
 #include <atomic>
 #include <boost/intrusive/list.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
+
+#include "core/sync/cond_var.h"
+#include "core/sync/mutex.h"
 
 namespace cused::binderfs {
 
@@ -57,7 +60,8 @@ class UringRequests {
 
    private:
     friend class UringRequests;
-    bool scanned_ = false;  // outstanding at the last scan; guarded by UringRequests::lock_
+    bool scanned_ = false;  // outstanding at the last scan; guarded by UringRequests::lock_ (a
+                            // request cannot name the lock of the object that tracks it)
   };
 
   // Held while a reply is written into a ring buffer.
@@ -80,13 +84,13 @@ class UringRequests {
   UringRequests(const UringRequests&) = delete;
   UringRequests& operator=(const UringRequests&) = delete;
 
-  void track(Request& request);
+  void track(Request& request) CUSED_EXCLUDES(lock_);
   // Before the request is answered; harmless if it was never tracked or already interrupted.
-  void untrack(Request& request);
+  void untrack(Request& request) CUSED_EXCLUDES(lock_);
 
   // Runs `reply` (which answers an io_uring request) on the reply thread, inside a ReplyPass;
   // dropped if the rings are closed by then.
-  void reply_later(std::function<void()> reply);
+  void reply_later(std::function<void()> reply) CUSED_EXCLUDES(replies_lock_);
 
   // Waits for replies in progress; every later ReplyPass is closed. Call before libfuse frees the
   // rings (before the loop ends), or at the latest right after it ended.
@@ -95,25 +99,30 @@ class UringRequests {
  private:
   using List = boost::intrusive::list<Request, boost::intrusive::constant_time_size<false>>;
   void start_threads();
-  void watch();
-  void send_replies();
+  void watch() CUSED_EXCLUDES(lock_);
+  // Waits for outstanding requests, then one scan period; returns the callers of the requests
+  // that were outstanding at the previous scan too. None once stopping.
+  std::optional<std::vector<pid_t>> next_scan() CUSED_EXCLUDES(lock_);
+  void send_replies() CUSED_EXCLUDES(replies_lock_);
+  // The next reply to send, waiting for one; none once stopping and everything sent.
+  std::optional<std::function<void()>> take_reply() CUSED_EXCLUDES(replies_lock_);
   // The tids among `tids` that have an unblocked signal pending.
   static std::vector<pid_t> signalled(const std::vector<pid_t>& tids);
-  void interrupt_signalled(const std::vector<pid_t>& tids);
+  void interrupt_signalled(const std::vector<pid_t>& tids) CUSED_REQUIRES(lock_);
 
   std::atomic<unsigned> replying_{0};
   std::atomic<bool> closed_{false};
 
-  std::mutex lock_;
-  std::condition_variable wake_;
-  List outstanding_;       // guarded by lock_
-  bool idle_ = false;      // the watcher waits for a first request; guarded by lock_
-  bool stopping_ = false;  // guarded by lock_
+  sync::Mutex lock_;
+  sync::CondVar wake_;
+  List outstanding_ CUSED_GUARDED_BY(lock_);
+  bool idle_ CUSED_GUARDED_BY(lock_) = false;  // the watcher waits for a first request
+  bool stopping_ CUSED_GUARDED_BY(lock_) = false;
 
-  std::mutex replies_lock_;
-  std::condition_variable replies_wake_;
-  std::deque<std::function<void()>> replies_;  // guarded by replies_lock_
-  bool replies_stopping_ = false;              // guarded by replies_lock_
+  sync::Mutex replies_lock_;
+  sync::CondVar replies_wake_;
+  std::deque<std::function<void()>> replies_ CUSED_GUARDED_BY(replies_lock_);
+  bool replies_stopping_ CUSED_GUARDED_BY(replies_lock_) = false;
 
   std::once_flag started_;
   std::thread watcher_;
