@@ -44,11 +44,8 @@ void Proc::clear_death_notification(Thread& thread, const binder_handle_cookie& 
 // S7.3
 void Proc::dead_binder_done(Thread& thread, binder_uintptr_t cookie) {
   sync::LockGuard inner(inner_lock_);
-  Death* found = nullptr;
-  delivered_death_.for_each([&](Work& work) {
-    auto& death = static_cast<Death&>(work);
-    if (!found && death.cookie == cookie) found = &death;
-  });
+  auto* found = delivered_death_.find_first<Death>(
+      [&](const Death& death) { return death.cookie == cookie; });
   if (!found) return;  // "not found": a soft error
   DequeuedWork done = WorkList::unlink(*found);
   if (found->type == WorkType::kDeadBinderAndClear) {

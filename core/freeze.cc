@@ -250,10 +250,7 @@ void Proc::discard_outdated_transaction(const std::shared_ptr<Transaction>& outd
   BufferState state;
   {
     sync::LockGuard guard(inner_lock_);
-    if (auto it = buffer_states_.find(buffer); it != buffer_states_.end()) {
-      state = std::move(it->second);
-      buffer_states_.erase(it);
-    }
+    state = take_buffer_state(*buffer);
   }
   release_objects(nullptr, state);
   alloc_.free_buffer(*buffer);

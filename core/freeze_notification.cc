@@ -64,11 +64,8 @@ int Proc::clear_freeze_notification(const binder_handle_cookie& hc) {
 // S7.8
 int Proc::freeze_notification_done(binder_uintptr_t cookie) {
   sync::LockGuard inner(inner_lock_);
-  FreezeNotification* found = nullptr;
-  delivered_freeze_.for_each([&](Work& work) {
-    auto& freeze = static_cast<FreezeNotification&>(work);
-    if (!found && freeze.cookie == cookie) found = &freeze;
-  });
+  auto* found = delivered_freeze_.find_first<FreezeNotification>(
+      [&](const FreezeNotification& freeze) { return freeze.cookie == cookie; });
   if (!found) return -EINVAL;  // "not found"
   assume_same_lock(inner_lock_, found->inner_lock);
   DequeuedWork acknowledged = WorkList::unlink(*found);

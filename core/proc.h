@@ -251,6 +251,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
       CUSED_REQUIRES(target_thread.inner_lock);
   static void set_txn_from_error(Transaction& t, int id, std::uint32_t command, std::int32_t param);
   BufferState* buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
+  // The buffer's record taken out of buffer_states_ as its buffer is freed (empty if none).
+  BufferState take_buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
 
   // ---- translate.cc: objects (S5) and their release on free (S5.8)
   struct Translation;

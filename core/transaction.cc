@@ -447,6 +447,14 @@ BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {
   return it == buffer_states_.end() ? nullptr : &it->second;
 }
 
+BufferState Proc::take_buffer_state(const alloc::Buffer& buffer) {
+  auto it = buffer_states_.find(&buffer);
+  if (it == buffer_states_.end()) return {};
+  BufferState state = std::move(it->second);
+  buffer_states_.erase(it);
+  return state;
+}
+
 // binder_set_txn_from_error: a reply that failed on the replier's side is recorded for the
 // caller, unless it already holds an error (S2.14).
 void Proc::set_txn_from_error(Transaction& t, int id, std::uint32_t command, std::int32_t param) {

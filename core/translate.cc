@@ -332,10 +332,7 @@ void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer) {
   std::shared_ptr<Transaction> user;  // dropped after the locks
   {
     sync::LockGuard guard(inner_lock_);
-    if (auto it = buffer_states_.find(&buffer); it != buffer_states_.end()) {
-      state = std::move(it->second);
-      buffer_states_.erase(it);
-    }
+    state = take_buffer_state(buffer);
     if ((user = state.transaction.lock())) {
       sync::LockGuard txn_guard(user->lock);
       user->buffer = nullptr;

@@ -89,6 +89,14 @@ class WorkList {
   void for_each(Fn&& fn) {
     for (Work& work : list_) fn(work);
   }
+  // The first item for which `match` holds, on a list whose items are all `T`s; null if none.
+  template <typename T, typename Match>
+  T* find_first(Match&& match) {
+    for (Work& work : list_) {
+      if (match(static_cast<T&>(work))) return &static_cast<T&>(work);
+    }
+    return nullptr;
+  }
 
   // Takes `work` off whatever list holds it (list_del_init); an unqueued item is left alone.
   static DequeuedWork unlink(Work& work);
