@@ -1,7 +1,6 @@
 #include "cused/binderfs/filesystem.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <linux/fs.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -18,6 +17,7 @@
 #include "cused/binderfs/fuse_completion.h"
 #include "cused/binderfs/maps_finder.h"
 #include "cused/binderfs/open_file.h"
+#include "cused/opener.h"
 #include "uapi/binder.h"
 
 namespace cused::binderfs {
@@ -316,8 +316,7 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
   }
   std::unique_ptr<core::BufferFile> buffers;
   try {
-    buffers = core::BufferFile::create(fmt::format("cused-{}-{}", device->name(), ctx->pid),
-                                       uapi::kMaxMappedSize);
+    buffers = create_buffer_space(device->name(), ctx->pid);
   } catch (const std::system_error& error) {
     return static_cast<void>(fuse_reply_err(req, error.code().value()));
   }
@@ -329,11 +328,10 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
              std::strerror(errno));
     return static_cast<void>(fuse_reply_err(req, EIO));
   }
-  pid_t tgid = read_thread_group(ctx->pid);
-  core::OpenerIdentity opener{tgid, ctx->pid, ctx->uid};
+  core::OpenerIdentity opener = opener_of(*ctx);
   auto proc = device->open(
       opener, std::move(buffers),
-      std::make_unique<MapsFinder>(tgid, mount_device_.load(std::memory_order_relaxed), ino));
+      std::make_unique<MapsFinder>(opener.pid, mount_device_.load(std::memory_order_relaxed), ino));
   auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK);
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());
   fi->backing_id = backing_id;

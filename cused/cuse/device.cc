@@ -1,7 +1,6 @@
 #include "cused/cuse/device.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
@@ -13,6 +12,7 @@
 
 #include "core/buffer_file.h"
 #include "cused/binderfs/fuse_completion.h"
+#include "cused/opener.h"
 #include "cused/process_memory.h"
 #include "uapi/binder.h"
 #include "uapi/cused_cuse.h"
@@ -64,17 +64,15 @@ std::uint64_t Device::new_token() const {
 
 void Device::open(fuse_req_t req, fuse_file_info* fi) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  pid_t tgid = read_thread_group(ctx->pid);
+  core::OpenerIdentity opener = opener_of(*ctx);
   std::unique_ptr<core::BufferFile> buffers;
   std::shared_ptr<ShimMapping> mapping;
   try {
-    buffers = core::BufferFile::create(fmt::format("cused-{}-{}", name(), ctx->pid),
-                                       uapi::kMaxMappedSize);
-    mapping = std::make_shared<ShimMapping>(tgid, buffers->fd());
+    buffers = create_buffer_space(name(), ctx->pid);
+    mapping = std::make_shared<ShimMapping>(opener.pid, buffers->fd());
   } catch (const std::system_error& error) {
     return reply_error(req, error.code().value());
   }
-  core::OpenerIdentity opener{tgid, ctx->pid, ctx->uid};
   auto proc = device_->open(opener, std::move(buffers),
                             std::make_unique<ShimMappingFinder>(mapping, name()));
   auto file = std::make_unique<OpenFile>(std::move(proc), (fi->flags & O_NONBLOCK) != 0,

@@ -1,0 +1,20 @@
+#include "cused/opener.h"
+
+#include <fmt/format.h>
+
+#include "cused/binderfs/fuse.h"
+#include "cused/thread_groups.h"
+#include "uapi/binder.h"
+
+namespace cused {
+
+core::OpenerIdentity opener_of(const fuse_ctx& ctx) {
+  return core::OpenerIdentity{read_thread_group(ctx.pid), ctx.pid, ctx.uid};
+}
+
+std::unique_ptr<core::BufferFile> create_buffer_space(std::string_view device, pid_t opener_tid) {
+  return core::BufferFile::create(fmt::format("cused-{}-{}", device, opener_tid),
+                                  uapi::kMaxMappedSize);
+}
+
+}  // namespace cused
