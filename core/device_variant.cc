@@ -67,6 +67,17 @@ std::variant<DeviceOptions, VariantSpecError> parse_device_variant(std::string_v
   return base;
 }
 
+std::optional<DeviceOptions> parse_device_variant(
+    std::string_view spec, const DeviceOptions& base,
+    const std::function<void(const std::string& message)>& report) {
+  auto parsed = parse_device_variant(spec, base);
+  if (auto* error = std::get_if<VariantSpecError>(&parsed)) {
+    report(error->message);
+    return std::nullopt;
+  }
+  return std::get<DeviceOptions>(std::move(parsed));
+}
+
 std::string to_string(const DeviceOptions& options) {
   return fmt::format("{},lock_policy={},defer_complete={}", alloc::to_string(options.alloc),
                      sync::to_string(options.lock_policy), options.defer_complete ? "on" : "off");

@@ -7,6 +7,8 @@
 // Any subset of the keys, in any order; keys not given keep the base variant's value.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -23,6 +25,11 @@ struct VariantSpecError {
 // `base` with the keys of `spec` applied; an empty spec is `base` itself.
 std::variant<DeviceOptions, VariantSpecError> parse_device_variant(std::string_view spec,
                                                                    DeviceOptions base = {});
+// The same for callers that only report a bad spec: `report` gets the message, the result is
+// empty.
+std::optional<DeviceOptions> parse_device_variant(
+    std::string_view spec, const DeviceOptions& base,
+    const std::function<void(const std::string& message)>& report);
 
 // Every key, in the order above: "alloc_lock=mutex,pages=eager,lock_policy=barging,
 // defer_complete=on". parse_device_variant(to_string(o)) gives o back (labels aside).

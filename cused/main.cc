@@ -30,12 +30,9 @@ namespace {
 // `spec` applied to `base`; nullopt, with the parser's message about `what` printed, if it is bad.
 std::optional<cused::core::DeviceOptions> parse(const std::string& what, const std::string& spec,
                                                 const cused::core::DeviceOptions& base) {
-  auto parsed = cused::core::parse_device_variant(spec, base);
-  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
-    fmt::print(stderr, "cused: {}: {}\n", what, error->message);
-    return std::nullopt;
-  }
-  return std::get<cused::core::DeviceOptions>(parsed);
+  return cused::core::parse_device_variant(spec, base, [&](const std::string& message) {
+    fmt::print(stderr, "cused: {}: {}\n", what, message);
+  });
 }
 
 // `--variant SPEC` and `--device NAME[:SPEC]` into `options` (DESIGN.md section 5); false, with

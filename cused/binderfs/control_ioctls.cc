@@ -34,13 +34,10 @@ bool read_argument(const void* in, std::size_t in_size, T& argument) {
 // and returns nothing.
 std::optional<core::DeviceOptions> parse_or_log(const std::string& device, const std::string& spec,
                                                 const core::DeviceOptions& base) {
-  auto parsed = core::parse_device_variant(spec, base);
-  if (auto* error = std::get_if<core::VariantSpecError>(&parsed)) {
+  return core::parse_device_variant(spec, base, [&](const std::string& message) {
     fuse_log(FUSE_LOG_ERR, "cused: binder-control: device %s: variant '%s' refused: %s\n",
-             device.c_str(), spec.c_str(), error->message.c_str());
-    return std::nullopt;
-  }
-  return std::get<core::DeviceOptions>(parsed);
+             device.c_str(), spec.c_str(), message.c_str());
+  });
 }
 
 // Serializes variant changes: each applies its spec to the variant it reads, so two at once

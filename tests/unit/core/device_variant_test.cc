@@ -37,6 +37,22 @@ TEST(DeviceVariant, KeysNotGivenKeepTheBase) {
   EXPECT_FALSE(options.defer_complete);
 }
 
+// The form the daemon uses for --device and binder-control: the message goes to its log.
+TEST(DeviceVariant, ReportingFormHandsOverTheMessageOfABadSpec) {
+  std::vector<std::string> reported;
+  auto report = [&](const std::string& message) { reported.push_back(message); };
+  DeviceOptions base;
+  base.defer_complete = false;
+  auto good = parse_device_variant("pages=lazy", base, report);
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->alloc.pages, alloc::PageTableVariant::lazy);
+  EXPECT_FALSE(good->defer_complete);
+  EXPECT_TRUE(reported.empty());
+  EXPECT_FALSE(parse_device_variant("pages=sideways", base, report));
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_EQ(reported[0], error_of("pages=sideways"));
+}
+
 TEST(DeviceVariant, PrintedFormParsesBack) {
   DeviceOptions options = parsed("alloc_lock=spin,lock_policy=steal");
   EXPECT_EQ(to_string(options), "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on");
