@@ -119,12 +119,11 @@ void Mount::stop() {
   if (!session_ || fuse_session_exited(session_)) return;
   // Before the loop can end and free the io_uring rings: from here on no reply goes there.
   filesystem_.close_uring_replies();
+  // Ends the loop: its main thread wakes and cancels the workers, which libfuse lets be cancelled
+  // only inside their read of /dev/fuse. The device stays open until the destructor unmounts,
+  // after the loop is gone: closing it under a worker's read (or a reply's write) would let the
+  // descriptor number be reused under them.
   fuse_session_exit(session_);
-  // Worker threads sit in read(/dev/fuse); unmounting ends those reads.
-  if (mounted_) {
-    fuse_session_unmount(session_);
-    mounted_ = false;
-  }
 }
 
 }  // namespace cused::binderfs
