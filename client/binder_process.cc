@@ -33,7 +33,10 @@ binder_uintptr_t BinderProcess::add_local_object(TransactionHandler handler) {
 }
 
 int BinderProcess::become_context_manager(TransactionHandler handler) {
-  context_manager_ = std::move(handler);
+  {
+    std::lock_guard guard(lock_);
+    context_manager_ = std::move(handler);
+  }
   flat_binder_object object{};
   int result = device_.ioctl(BINDER_SET_CONTEXT_MGR_EXT, &object);
   if (result < 0 && result != -EBUSY && result != -EPERM) {
@@ -50,9 +53,11 @@ void BinderProcess::set_death_handler(DeathHandler handler) {
 }
 
 // The driver hands back the binder/cookie pair this process flattened (add_local_object), or 0
-// for the context manager's node.
+// for the context manager's node. The handler was published through the driver, which orders it
+// for the CPU but not for ThreadSanitizer; taking the lock it was stored under orders it for both.
 const TransactionHandler* BinderProcess::handler_for(binder_uintptr_t target,
                                                      binder_uintptr_t cookie) const {
+  std::lock_guard guard(lock_);
   if (target == 0 && cookie == 0) return context_manager_ ? &context_manager_ : nullptr;
   return reinterpret_cast<const TransactionHandler*>(cookie);
 }

@@ -84,8 +84,8 @@ class BinderProcess {
  private:
   ProcessOptions options_;
   BinderDevice device_;
-  TransactionHandler context_manager_;  // set once, before the driver can deliver to it
   mutable std::mutex lock_;
+  TransactionHandler context_manager_;      // guarded by lock_; set before the driver delivers
   std::deque<TransactionHandler> objects_;  // guarded by lock_; stable addresses
   DeathHandler death_handler_;              // guarded by lock_
   mutable std::atomic<std::uint64_t> ioctl_count_{0};
