@@ -185,21 +185,25 @@ TEST_F(BinderfsTest, S1_12_SignalInterruptsBlockedRead) {
   action.sa_handler = ignore_signal;  // no SA_RESTART: the ioctl must come back
   sigaction(SIGUSR1, &action, nullptr);
   BinderDevice device(mount_.path("binder"));
-  std::atomic<bool> reading{false};
+  std::atomic<pid_t> reader_tid{0};
   int result = 0;
   std::thread reader([&] {
     std::uint32_t words[16];
     binder_write_read bwr;
     read_words(device, words, bwr);  // first read of a new thread: returns at once
-    reading = true;
+    reader_tid = gettid();
     result = read_words(device, words, bwr);
   });
-  while (!reading) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  pthread_kill(reader.native_handle(), SIGUSR1);
+  while (!reader_tid) std::this_thread::yield();
+  const bool parked = mount_.wait_for_parked_read(reader_tid);
+  if (parked)
+    pthread_kill(reader.native_handle(), SIGUSR1);
+  else
+    close(dup(device.fd()));  // a flush ends the read, so that the thread can be joined
   reader.join();
-  EXPECT_EQ(result, -EINTR);
   signal(SIGUSR1, SIG_DFL);
+  ASSERT_TRUE(parked) << "the read never parked";
+  EXPECT_EQ(result, -EINTR);
 }
 
 // S1.11: with O_NONBLOCK a read that finds no work is EAGAIN, read_consumed unchanged.

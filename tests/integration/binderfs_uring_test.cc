@@ -302,15 +302,15 @@ TEST_F(BinderfsUringTest, SignalEndsParkedReadWithEintr) {
   struct sigaction previous {};
   ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
 
-  std::atomic<bool> parking{false};
+  std::atomic<pid_t> reader_tid{0};
   std::atomic<int> result{1};
   std::thread reader([&] {
     read_once(device);  // need_return: comes back at once
-    parking = true;
+    reader_tid = gettid();
     result = read_once(device);
   });
-  while (!parking) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(100ms);  // parked
+  while (!reader_tid) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(mount_->wait_for_parked_read(reader_tid)) << "the read never parked";
   pthread_kill(reader.native_handle(), SIGUSR1);
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (result == 1 && std::chrono::steady_clock::now() < deadline)

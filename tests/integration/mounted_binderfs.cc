@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "core/driver.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 namespace cused::testing {
 
@@ -72,6 +74,17 @@ bool MountedBinderfs::wait_for_open_procs(std::size_t count, int timeout_ms) con
   return wait_until(
       [&] { return filesystem_->open_procs() == count && driver.proc_count() == count; },
       std::chrono::milliseconds(timeout_ms));
+}
+
+bool MountedBinderfs::wait_for_parked_read(pid_t tid, int timeout_ms) const {
+  auto parked = [&] {
+    bool found = false;
+    filesystem_->for_each_proc_of(getpid(), [&](core::Proc& proc) {
+      found = found || (proc.thread_looper(tid).value_or(0) & core::kLooperWaiting) != 0;
+    });
+    return found;
+  };
+  return wait_until(parked, std::chrono::milliseconds(timeout_ms));
 }
 
 }  // namespace cused::testing
