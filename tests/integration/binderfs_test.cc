@@ -195,7 +195,7 @@ TEST_F(BinderfsTest, S1_12_SignalInterruptsBlockedRead) {
     result = read_words(device, words, bwr);
   });
   while (!reader_tid) std::this_thread::yield();
-  const bool parked = mount_.wait_for_parked_read(reader_tid);
+  const bool parked = mount_.wait_for_parked_read(getpid(), reader_tid);
   if (parked)
     pthread_kill(reader.native_handle(), SIGUSR1);
   else
@@ -234,17 +234,17 @@ TEST_F(BinderfsTest, S1_10_PollReadableForNewThreadOnly) {
 // S1.8: closing any fd of the file (here a dup) wakes a blocked reader with only BR_NOOP.
 TEST_F(BinderfsTest, S1_8_FlushWakesBlockedReader) {
   BinderDevice device(mount_.path("binder"));
-  std::atomic<bool> reading{false};
+  std::atomic<pid_t> reader_tid{0};
   int result = -1;
   binder_write_read bwr{};
   std::uint32_t words[16] = {};
   std::thread reader([&] {
     read_words(device, words, bwr);
-    reading = true;
+    reader_tid = gettid();
     result = read_words(device, words, bwr);
   });
-  while (!reading) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (!reader_tid) std::this_thread::yield();
+  EXPECT_TRUE(mount_.wait_for_parked_read(getpid(), reader_tid)) << "the read never parked";
   close(dup(device.fd()));
   reader.join();
   EXPECT_EQ(result, 0);

@@ -285,7 +285,8 @@ TEST_F(BinderfsUringTest, KilledServerParkedInReadExits) {
   auto server = server_after_calls(100);
   ASSERT_TRUE(server);
   ASSERT_TRUE(mount_->wait_for_open_procs(2));  // the server and the probe
-  std::this_thread::sleep_for(100ms);           // the looper is parked again
+  // Its looper is its main thread (tid == pid), parked again after the last reply.
+  ASSERT_TRUE(mount_->wait_for_parked_read(server->pid(), server->pid()));
 
   kill(server->pid(), SIGKILL);
   ASSERT_TRUE(server->exited_within(5s)) << "the killed server is stuck in its parked read";
@@ -310,7 +311,7 @@ TEST_F(BinderfsUringTest, SignalEndsParkedReadWithEintr) {
     result = read_once(device);
   });
   while (!reader_tid) std::this_thread::sleep_for(1ms);
-  EXPECT_TRUE(mount_->wait_for_parked_read(reader_tid)) << "the read never parked";
+  EXPECT_TRUE(mount_->wait_for_parked_read(getpid(), reader_tid)) << "the read never parked";
   pthread_kill(reader.native_handle(), SIGUSR1);
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (result == 1 && std::chrono::steady_clock::now() < deadline)

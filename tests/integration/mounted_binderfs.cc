@@ -76,10 +76,10 @@ bool MountedBinderfs::wait_for_open_procs(std::size_t count, int timeout_ms) con
       std::chrono::milliseconds(timeout_ms));
 }
 
-bool MountedBinderfs::wait_for_parked_read(pid_t tid, int timeout_ms) const {
+bool MountedBinderfs::wait_for_parked_read(pid_t pid, pid_t tid, int timeout_ms) const {
   auto parked = [&] {
     bool found = false;
-    filesystem_->for_each_proc_of(getpid(), [&](core::Proc& proc) {
+    filesystem_->for_each_proc_of(pid, [&](core::Proc& proc) {
       found = found || (proc.thread_looper(tid).value_or(0) & core::kLooperWaiting) != 0;
     });
     return found;

@@ -32,10 +32,11 @@ class MountedBinderfs {
   // drops the open file before the proc's release takes the proc out of the driver, so both
   // counts are awaited.
   bool wait_for_open_procs(std::size_t count, int timeout_ms = 10000) const;
-  // Waits (bounded) until thread `tid` of this process has a read parked in the driver: only
-  // then is it inside the ioctl, where a signal ends it with EINTR (S1.12). A signal that comes
-  // earlier runs its handler in user space, and the read then parks for good.
-  bool wait_for_parked_read(pid_t tid, int timeout_ms = 10000) const;
+  // Waits (bounded) until thread `tid` of process `pid` has a read parked in the driver: only
+  // then is it inside the ioctl, where a signal ends it with EINTR (S1.12) and a flush or a kill
+  // finds it parked. A signal that comes earlier runs its handler in user space, and the read
+  // then parks for good.
+  bool wait_for_parked_read(pid_t pid, pid_t tid, int timeout_ms = 10000) const;
 
  private:
   // A test process that is its own FUSE daemon cannot be killed while a thread waits on the
