@@ -288,7 +288,7 @@ TEST_F(BinderfsTest, S1_9_KilledClientWithParkedReadIsReleased) {
   char byte;
   ASSERT_EQ(read(ready[0], &byte, 1), 1);
   close(ready[0]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(mount_.wait_for_parked_read(child, child)) << "the child's read never parked";
   EXPECT_EQ(mount_.filesystem().open_procs(), 1u);
   kill(child, SIGKILL);
   int status;
