@@ -200,6 +200,9 @@ TEST_F(BinderLogsTest, S10_4_RenameDevices) {
     auto block = proc_block(logs("stats"), getpid());
     EXPECT_EQ(block.size() > 1 ? block[1] : "", "context hwbinder");
   }
+  // Until its release has run, the closed proc is still listed and `swapped`'s block below would
+  // start with it.
+  ASSERT_TRUE(mount_.wait_for_open_procs(0));
   EXPECT_EQ(rename2(mount_.path("vndbinder"), mount_.path("hw2"), RENAME_NOREPLACE), -1);
   EXPECT_EQ(errno, EEXIST);
   ASSERT_EQ(rename2(mount_.path("vndbinder"), mount_.path("binder"), RENAME_EXCHANGE), 0);

@@ -52,6 +52,16 @@ std::size_t count_open_fds() {
   return count;
 }
 
+// The procs' buffer files (one memfd per open, DESIGN 2) that this process, the daemon, holds.
+std::size_t count_open_memfds() {
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    if (std::filesystem::read_symlink(entry.path(), error).string().starts_with("/memfd:")) ++count;
+  }
+  return count;
+}
+
 class BinderfsTest : public ::testing::Test {
  protected:
   MountedBinderfs mount_;
@@ -142,6 +152,9 @@ TEST_F(BinderfsTest, S1_1_ThousandConcurrentOpensLeakNothing) {
   // Warm up lazily created daemon state (threads, fds) before taking the baseline.
   { BinderDevice warmup(mount_.path("binder")); }
   ASSERT_TRUE(mount_.wait_for_open_procs(0));
+  // The warmup proc's memfd is closed at the very end of its release, which FUSE runs after
+  // close() returned: the baseline must not count it.
+  ASSERT_TRUE(testing::wait_until([] { return count_open_memfds() == 0; }));
   std::size_t baseline_fds = count_open_fds();
 
   constexpr int kThreads = 8, kOpensPerThread = 125;
@@ -172,21 +185,25 @@ TEST_F(BinderfsTest, S1_12_SignalInterruptsBlockedRead) {
   action.sa_handler = ignore_signal;  // no SA_RESTART: the ioctl must come back
   sigaction(SIGUSR1, &action, nullptr);
   BinderDevice device(mount_.path("binder"));
-  std::atomic<bool> reading{false};
+  std::atomic<pid_t> reader_tid{0};
   int result = 0;
   std::thread reader([&] {
     std::uint32_t words[16];
     binder_write_read bwr;
     read_words(device, words, bwr);  // first read of a new thread: returns at once
-    reading = true;
+    reader_tid = gettid();
     result = read_words(device, words, bwr);
   });
-  while (!reading) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  pthread_kill(reader.native_handle(), SIGUSR1);
+  while (!reader_tid) std::this_thread::yield();
+  const bool parked = mount_.wait_for_parked_read(getpid(), reader_tid);
+  if (parked)
+    pthread_kill(reader.native_handle(), SIGUSR1);
+  else
+    close(dup(device.fd()));  // a flush ends the read, so that the thread can be joined
   reader.join();
-  EXPECT_EQ(result, -EINTR);
   signal(SIGUSR1, SIG_DFL);
+  ASSERT_TRUE(parked) << "the read never parked";
+  EXPECT_EQ(result, -EINTR);
 }
 
 // S1.11: with O_NONBLOCK a read that finds no work is EAGAIN, read_consumed unchanged.
@@ -217,17 +234,17 @@ TEST_F(BinderfsTest, S1_10_PollReadableForNewThreadOnly) {
 // S1.8: closing any fd of the file (here a dup) wakes a blocked reader with only BR_NOOP.
 TEST_F(BinderfsTest, S1_8_FlushWakesBlockedReader) {
   BinderDevice device(mount_.path("binder"));
-  std::atomic<bool> reading{false};
+  std::atomic<pid_t> reader_tid{0};
   int result = -1;
   binder_write_read bwr{};
   std::uint32_t words[16] = {};
   std::thread reader([&] {
     read_words(device, words, bwr);
-    reading = true;
+    reader_tid = gettid();
     result = read_words(device, words, bwr);
   });
-  while (!reading) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (!reader_tid) std::this_thread::yield();
+  EXPECT_TRUE(mount_.wait_for_parked_read(getpid(), reader_tid)) << "the read never parked";
   close(dup(device.fd()));
   reader.join();
   EXPECT_EQ(result, 0);
@@ -271,7 +288,7 @@ TEST_F(BinderfsTest, S1_9_KilledClientWithParkedReadIsReleased) {
   char byte;
   ASSERT_EQ(read(ready[0], &byte, 1), 1);
   close(ready[0]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(mount_.wait_for_parked_read(child, child)) << "the child's read never parked";
   EXPECT_EQ(mount_.filesystem().open_procs(), 1u);
   kill(child, SIGKILL);
   int status;

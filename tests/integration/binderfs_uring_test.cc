@@ -198,11 +198,11 @@ class BinderfsUringTest : public ::testing::Test {
 // reads (S1.8) and every thread is joined (a joinable std::thread destroyed would terminate).
 class ParkedReaders {
  public:
-  ParkedReaders(const BinderDevice& device, int count) : device_(device) {
+  ParkedReaders(const BinderDevice& device, int count) : device_(device), tids_(count) {
     for (int i = 0; i < count; ++i) {
-      threads_.emplace_back([this] {
+      threads_.emplace_back([this, i] {
         read_once(device_);  // need_return: comes back at once
-        ++parked_;
+        tids_[i] = gettid();
         if (read_once(device_) == 0) ++woken_;
       });
     }
@@ -211,11 +211,12 @@ class ParkedReaders {
   ParkedReaders(const ParkedReaders&) = delete;
   ParkedReaders& operator=(const ParkedReaders&) = delete;
 
-  bool all_parked_within(std::chrono::milliseconds limit) const {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (parked_ < static_cast<int>(threads_.size())) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(1ms);
+  // True once every reader's read is parked in `mount`'s driver (bounded).
+  bool all_parked(const testing::MountedBinderfs& mount) const {
+    for (const auto& tid : tids_) {
+      if (!testing::wait_until([&] { return tid != 0; }) ||
+          !mount.wait_for_parked_read(getpid(), tid))
+        return false;
     }
     return true;
   }
@@ -229,8 +230,9 @@ class ParkedReaders {
 
  private:
   const BinderDevice& device_;
+  std::vector<std::atomic<pid_t>> tids_;  // each reader's, once its first read is done
   std::vector<std::thread> threads_;
-  std::atomic<int> parked_{0}, woken_{0};
+  std::atomic<int> woken_{0};
 };
 
 // 96 parked reads (six libbinder pools; libfuse's own default depth is 8) leave the ring able to
@@ -241,8 +243,7 @@ TEST_F(BinderfsUringTest, ManyParkedReadsDoNotStarveTheRing) {
 
   constexpr int kReaders = 96;
   ParkedReaders readers(device, kReaders);
-  ASSERT_TRUE(readers.all_parked_within(10s));
-  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(readers.all_parked(*mount_));
   // Other requests still get through while every reader is parked.
   for (int i = 0; i < 50; ++i) ASSERT_EQ(device.version(), 8);
   BinderDevice other(mount_->path("hwbinder"));
@@ -285,7 +286,8 @@ TEST_F(BinderfsUringTest, KilledServerParkedInReadExits) {
   auto server = server_after_calls(100);
   ASSERT_TRUE(server);
   ASSERT_TRUE(mount_->wait_for_open_procs(2));  // the server and the probe
-  std::this_thread::sleep_for(100ms);           // the looper is parked again
+  // Its looper is its main thread (tid == pid), parked again after the last reply.
+  ASSERT_TRUE(mount_->wait_for_parked_read(server->pid(), server->pid()));
 
   kill(server->pid(), SIGKILL);
   ASSERT_TRUE(server->exited_within(5s)) << "the killed server is stuck in its parked read";
@@ -302,15 +304,15 @@ TEST_F(BinderfsUringTest, SignalEndsParkedReadWithEintr) {
   struct sigaction previous {};
   ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
 
-  std::atomic<bool> parking{false};
+  std::atomic<pid_t> reader_tid{0};
   std::atomic<int> result{1};
   std::thread reader([&] {
     read_once(device);  // need_return: comes back at once
-    parking = true;
+    reader_tid = gettid();
     result = read_once(device);
   });
-  while (!parking) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(100ms);  // parked
+  while (!reader_tid) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(mount_->wait_for_parked_read(getpid(), reader_tid)) << "the read never parked";
   pthread_kill(reader.native_handle(), SIGUSR1);
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (result == 1 && std::chrono::steady_clock::now() < deadline)

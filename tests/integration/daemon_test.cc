@@ -29,6 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using client::BinderDevice;
+using testing::wait_until;
 using namespace std::chrono_literals;
 
 bool is_mounted(const std::string& dir) {
@@ -37,15 +38,6 @@ bool is_mounted(const std::string& dir) {
   while (std::getline(mountinfo, line))
     if (line.find(" " + dir + " ") != std::string::npos) return true;
   return false;
-}
-
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 5s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
 }
 
 // A cused process serving `dir` in the foreground.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "core/proc.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -242,7 +243,15 @@ TEST_F(Faults, ThreadExitsWithQueuedDeath_S11_6) {
     ASSERT_EQ(device.write_read(bwr), 0);
     kill(manager, SIGKILL);
     waitpid(manager, nullptr, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // FUSE sends the dead manager's RELEASE after its exit, and only that release queues the
+    // BR_DEAD_BINDER: the thread must exit once it is queued, which is what this test is about.
+    auto queued_work = [&] {
+      std::size_t todo = 0;
+      mount_.filesystem().for_each_proc_of(getpid(),
+                                           [&](core::Proc& proc) { todo += proc.counts().todo; });
+      return todo;
+    };
+    ASSERT_TRUE(testing::wait_until([&] { return queued_work() == 1; })) << queued_work();
     std::int32_t zero = 0;
     EXPECT_EQ(device.ioctl(BINDER_THREAD_EXIT, &zero), 0);
   }

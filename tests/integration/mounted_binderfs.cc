@@ -13,12 +13,25 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/driver.h"
+#include "core/proc.h"
+#include "core/thread.h"
+
 namespace cused::testing {
 
 std::string make_temp_dir(const char* prefix) {
   std::string pattern = std::string("/tmp/") + prefix + "XXXXXX";
   if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   return pattern;
+}
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 MountedBinderfs::MountedBinderfs(binderfs::FilesystemOptions options,
@@ -57,12 +70,21 @@ void MountedBinderfs::watch(std::chrono::seconds limit) {
 }
 
 bool MountedBinderfs::wait_for_open_procs(std::size_t count, int timeout_ms) const {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (filesystem_->open_procs() != count) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
+  const core::Driver& driver = *core::Driver::shared_default();
+  return wait_until(
+      [&] { return filesystem_->open_procs() == count && driver.proc_count() == count; },
+      std::chrono::milliseconds(timeout_ms));
+}
+
+bool MountedBinderfs::wait_for_parked_read(pid_t pid, pid_t tid, int timeout_ms) const {
+  auto parked = [&] {
+    bool found = false;
+    filesystem_->for_each_proc_of(pid, [&](core::Proc& proc) {
+      found = found || (proc.thread_looper(tid).value_or(0) & core::kLooperWaiting) != 0;
+    });
+    return found;
+  };
+  return wait_until(parked, std::chrono::milliseconds(timeout_ms));
 }
 
 }  // namespace cused::testing

@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,8 +27,16 @@ class MountedBinderfs {
   const std::string& dir() const { return dir_; }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
   binderfs::Filesystem& filesystem() { return *filesystem_; }
-  // Waits (bounded) until the daemon holds `count` open procs; true if it got there.
-  bool wait_for_open_procs(std::size_t count, int timeout_ms = 5000) const;
+  // Waits (bounded) until the daemon holds `count` open procs and the driver (binder_logs) no
+  // other; true if it got there. FUSE sends RELEASE after close() has returned, and the daemon
+  // drops the open file before the proc's release takes the proc out of the driver, so both
+  // counts are awaited.
+  bool wait_for_open_procs(std::size_t count, int timeout_ms = 10000) const;
+  // Waits (bounded) until thread `tid` of process `pid` has a read parked in the driver: only
+  // then is it inside the ioctl, where a signal ends it with EINTR (S1.12) and a flush or a kill
+  // finds it parked. A signal that comes earlier runs its handler in user space, and the read
+  // then parks for good.
+  bool wait_for_parked_read(pid_t pid, pid_t tid, int timeout_ms = 10000) const;
 
  private:
   // A test process that is its own FUSE daemon cannot be killed while a thread waits on the
@@ -46,5 +56,9 @@ class MountedBinderfs {
 
 // Makes a fresh temporary directory and returns its path.
 std::string make_temp_dir(const char* prefix);
+
+// Polls `condition` until it holds (true) or `timeout` has passed (false).
+bool wait_until(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace cused::testing
