@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -67,7 +69,7 @@ class Child {
     int keep = 2;
     if (report && dup2(report[1], 3) == 3) keep = 3;
     syscall(SYS_close_range, keep + 1, ~0U, 0U);
-    _exit(body());
+    _exit(run_body(body));
   }
   ~Child() {
     if (pid_ > 0 && !reaped_) {
@@ -79,6 +81,8 @@ class Child {
   Child& operator=(const Child&) = delete;
 
   pid_t pid() const { return pid_; }
+  // The exit status of a child whose body threw.
+  static constexpr int kThrew = 125;
   // Reaps the child if it exits by `limit`; its waitpid status is then status().
   bool exited_within(std::chrono::milliseconds limit) {
     auto deadline = std::chrono::steady_clock::now() + limit;
@@ -92,6 +96,19 @@ class Child {
   int status() const { return status_; }
 
  private:
+  // An exception must not leave the body: it would unwind through the copy of the parent's stack
+  // (the daemon's mount and its threads, which do not exist in the child) and abort there.
+  static int run_body(const std::function<int()>& body) {
+    try {
+      return body();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "child %d threw: %s\n", getpid(), error.what());
+    } catch (...) {
+      std::fprintf(stderr, "child %d threw\n", getpid());
+    }
+    return kThrew;
+  }
+
   pid_t pid_ = -1;
   bool reaped_ = false;
   int status_ = -1;
