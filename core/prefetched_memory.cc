@@ -41,11 +41,15 @@ void PrefetchedMemory::prefetch(std::span<const UserRange> ranges) {
   for (std::size_t i = 0; i < whole; ++i) hold(ranges[i].addr, ranges[i].dst, ranges[i].len);
 }
 
+void PrefetchedMemory::copy_out(const Held& held, const UserRange& range) {
+  const std::byte* from = held.copy + (range.addr - held.addr);
+  if (from != range.dst) std::memmove(range.dst, from, range.len);
+}
+
 int PrefetchedMemory::read(std::uint64_t addr, void* dst, std::size_t len) {
   if (len == 0) return 0;
   if (const Held* held = holding(addr, len)) {
-    const std::byte* from = held->copy + (addr - held->addr);
-    if (from != dst) std::memmove(dst, from, len);
+    copy_out(*held, {addr, dst, len});
     return 0;
   }
   return underneath_.read(addr, dst, len);
@@ -74,7 +78,7 @@ std::size_t PrefetchedMemory::read_ranges(std::span<const UserRange> ranges) {
     if (got < missing.size()) held_prefix = missing_index[got];
   }
   for (std::size_t i = 0; i < held_prefix; ++i)
-    if (holding(ranges[i].addr, ranges[i].len)) read(ranges[i].addr, ranges[i].dst, ranges[i].len);
+    if (const Held* held = holding(ranges[i].addr, ranges[i].len)) copy_out(*held, ranges[i]);
   return held_prefix;
 }
 

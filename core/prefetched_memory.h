@@ -39,6 +39,8 @@ class PrefetchedMemory final : public UserMemory {
   };
   static constexpr std::size_t kMaxHeld = 4;
   const Held* holding(std::uint64_t addr, std::size_t len) const;
+  // Copies `range` (inside `held`) out of the held copy.
+  static void copy_out(const Held& held, const UserRange& range);
   void forget_overlapping(std::uint64_t addr, std::size_t len);
 
   UserMemory& underneath_;

@@ -85,13 +85,8 @@ class Child {
   static constexpr int kThrew = 125;
   // Reaps the child if it exits by `limit`; its waitpid status is then status().
   bool exited_within(std::chrono::milliseconds limit) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!reaped_) {
-      if (waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
-      if (reaped_ || std::chrono::steady_clock::now() > deadline) break;
-      std::this_thread::sleep_for(5ms);
-    }
-    return reaped_;
+    return testing::wait_until(
+        [&] { return reaped_ || (reaped_ = waitpid(pid_, &status_, WNOHANG) == pid_); }, limit);
   }
   int status() const { return status_; }
 
@@ -331,10 +326,7 @@ TEST_F(BinderfsUringTest, SignalEndsParkedReadWithEintr) {
   while (!reader_tid) std::this_thread::sleep_for(1ms);
   EXPECT_TRUE(mount_->wait_for_parked_read(getpid(), reader_tid)) << "the read never parked";
   pthread_kill(reader.native_handle(), SIGUSR1);
-  auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (result == 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(5ms);
-  bool ended = result != 1;
+  bool ended = testing::wait_until([&] { return result != 1; }, 5s);
   if (!ended) close(dup(device.fd()));  // flush, so that the thread can be joined
   reader.join();
   sigaction(SIGUSR1, &previous, nullptr);
