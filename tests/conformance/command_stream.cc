@@ -118,6 +118,12 @@ std::vector<Return> ParseReturns(const std::byte* buffer, std::size_t size, std:
       case BR_REPLY:
         item.txn = Load<binder_transaction_data>(buffer + at);
         break;
+      case BR_TRANSACTION_SEC_CTX: {
+        auto with_label = Load<binder_transaction_data_secctx>(buffer + at);
+        item.txn = with_label.transaction_data;
+        item.secctx = with_label.secctx;
+        break;
+      }
       case BR_INCREFS:
       case BR_ACQUIRE:
       case BR_RELEASE:
@@ -162,6 +168,7 @@ std::string ReturnName(std::uint32_t code) {
     CUSED_RETURN_NAME(BR_ERROR)
     CUSED_RETURN_NAME(BR_OK)
     CUSED_RETURN_NAME(BR_TRANSACTION)
+    CUSED_RETURN_NAME(BR_TRANSACTION_SEC_CTX)
     CUSED_RETURN_NAME(BR_REPLY)
     CUSED_RETURN_NAME(BR_DEAD_REPLY)
     CUSED_RETURN_NAME(BR_TRANSACTION_COMPLETE)

@@ -56,7 +56,8 @@ class Commands {
 // One BR_ item: its code and whichever payload it carries.
 struct Return {
   std::uint32_t code = 0;
-  binder_transaction_data txn{};   // BR_TRANSACTION, BR_REPLY
+  binder_transaction_data txn{};   // BR_TRANSACTION, BR_REPLY, BR_TRANSACTION_SEC_CTX
+  binder_uintptr_t secctx = 0;     // BR_TRANSACTION_SEC_CTX: the sender's label in the buffer
   binder_ptr_cookie ptr_cookie{};  // BR_INCREFS, BR_ACQUIRE, BR_RELEASE, BR_DECREFS
   binder_uintptr_t cookie = 0;     // BR_DEAD_BINDER, BR_CLEAR_{DEATH,FREEZE}_NOTIFICATION_DONE
   uapi::binder_frozen_state_info frozen{};  // BR_FROZEN_BINDER

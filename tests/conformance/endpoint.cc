@@ -69,11 +69,13 @@ bool Endpoint::quiet_for(int ms) const {
   return ::poll(&readable, 1, ms) == 0;
 }
 
-::testing::AssertionResult Endpoint::become_context_manager() const {
+::testing::AssertionResult Endpoint::become_context_manager(const flat_binder_object* node) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
     std::int32_t unused = 0;
-    int result = device_.ioctl(BINDER_SET_CONTEXT_MGR, &unused);
+    flat_binder_object object = node ? *node : flat_binder_object{};
+    int result = node ? device_.ioctl(BINDER_SET_CONTEXT_MGR_EXT, &object)
+                      : device_.ioctl(BINDER_SET_CONTEXT_MGR, &unused);
     if (result == 0) return ::testing::AssertionSuccess();
     if (result != -EBUSY || std::chrono::steady_clock::now() > deadline)
       return ::testing::AssertionFailure() << "BINDER_SET_CONTEXT_MGR: " << std::strerror(-result);

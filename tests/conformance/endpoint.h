@@ -45,7 +45,8 @@ class Endpoint {
 
   // BINDER_SET_CONTEXT_MGR, retrying EBUSY for a while: the previous test's manager is released
   // by a deferred worker after its process exits (S1.9), so the slot frees up asynchronously.
-  ::testing::AssertionResult become_context_manager() const;
+  // With `node`: BINDER_SET_CONTEXT_MGR_EXT and that object's flags (S2.4).
+  ::testing::AssertionResult become_context_manager(const flat_binder_object* node = nullptr) const;
   // BINDER_GET_EXTENDED_ERROR (S2.14) of the calling thread.
   binder_extended_error extended_error() const;
 

@@ -2,10 +2,12 @@
 // routing (S3.6, S4.6).
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "core/read_small_file.h"
 #include "tests/unit/core/world.h"
 
 namespace cused::core::test {
@@ -370,6 +372,22 @@ TEST(SecurityLabel, ProcAttrFallsBackWithoutLsm_S4_9) {
   ProcAttrLabel source("fallback", "/nonexistent");
   ASSERT_EQ(source.label(1, label), 0);
   EXPECT_EQ(label, std::string("fallback") + '\0');
+}
+
+// The same against this machine's real /proc: where no LSM provides attr/current its read fails
+// (EINVAL), and that must give the fallback, not an exception out of the daemon's request
+// handler (the crash of Android's servicemanager, which asks for sender contexts).
+TEST(SecurityLabel, RealProcGivesTheHostLabelOrTheFallback_S4_9) {
+  std::string host;
+  bool readable = read_small_file("/proc/self/attr/current", host) == 0 && !host.empty();
+  std::string label;
+  ProcAttrLabel source("fallback");
+  ASSERT_EQ(source.label(getpid(), label), 0);
+  ASSERT_FALSE(label.empty());
+  EXPECT_EQ(label.back(), '\0');
+  if (!readable) {
+    EXPECT_EQ(label, std::string("fallback") + '\0');
+  }
 }
 
 }  // namespace
