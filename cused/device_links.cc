@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "cused/fatal_cleanup.h"
+
 namespace cused {
 
 namespace fs = std::filesystem;
@@ -44,12 +46,14 @@ DeviceLinks::DeviceLinks(const std::string& link_dir, const std::string& mountpo
       continue;
     }
     links_.push_back({path.string(), target});
+    FatalCleanup::add_link(path.string(), target);
     made_.push_back(path.string());
   }
 }
 
 DeviceLinks::~DeviceLinks() {
   for (const auto& link : links_) {
+    FatalCleanup::remove_link(link.path);
     std::error_code error;
     if (fs::read_symlink(link.path, error) == link.target) fs::remove(link.path, error);
   }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -24,6 +25,8 @@
 #include "cused/binderfs/mount.h"
 #include "cused/cuse/node.h"
 #include "cused/device_links.h"
+#include "cused/fatal_cleanup.h"
+#include "cused/request/failures.h"
 
 namespace {
 
@@ -153,8 +156,19 @@ int main(int argc, char** argv) {
   if (mount_options.max_threads) cuse_session.threads = mount_options.max_threads;
   cuse_session.debug = mount_options.debug;
 
+  // Test hook (docs/reliability.md): CUSED_INJECT_FAILURE=ENTRY:OP[:N|crash|terminate] makes
+  // those requests' handlers fail.
+  if (const char* inject = std::getenv("CUSED_INJECT_FAILURE")) {
+    std::string error;
+    if (!cused::parse_injections(inject, error)) {
+      fmt::print(stderr, "cused: CUSED_INJECT_FAILURE: {}\n", error);
+      return 2;
+    }
+  }
+
   std::optional<cused::Background> background;
   if (!foreground) background.emplace();  // before any thread exists
+  cused::FatalCleanup::install();
   sigset_t signals = stop_signals();
   // Blocked before the first thread (the shrinker's) starts, so that every thread inherits the mask
   // and a stop signal cannot kill the daemon on a thread with the default action.
@@ -178,7 +192,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     cused::binderfs::Filesystem filesystem(fs_options);
+    cused::ForgetMountAtExit forget_mount;
     cused::binderfs::Mount mount(filesystem, mount_options);
+    cused::FatalCleanup::set_mount(mountpoint);  // undone even if the daemon dies of a bug
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
     std::optional<cused::DeviceLinks> links;
     if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);

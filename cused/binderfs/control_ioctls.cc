@@ -13,6 +13,7 @@
 #include "core/sync/lock_guard.h"
 #include "core/sync/mutex.h"
 #include "cused/binderfs/filesystem.h"
+#include "cused/fuse/request.h"
 #include "uapi/binder.h"
 #include "uapi/cused.h"
 
@@ -20,7 +21,7 @@ namespace cused::binderfs {
 
 namespace {
 
-void reply_error(fuse_req_t req, int err) { fuse_reply_err(req, err); }
+void reply_error(fuse_req_t req, int err) { fuse::reply_err(req, err); }
 
 // A fixed-size argument, copied out of the request; false if FUSE brought fewer bytes.
 template <typename T>
@@ -87,7 +88,7 @@ void Filesystem::add_device_ioctl(fuse_req_t req, const void* in, std::size_t in
     sync::LockGuard guard(lock_);
     device.minor = static_cast<__u32>(devices_.size() - 1);
   }
-  fuse_reply_ioctl(req, 0, &device, sizeof device);
+  fuse::reply_ioctl(req, 0, &device, sizeof device);
 }
 
 void Filesystem::get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
@@ -97,7 +98,7 @@ void Filesystem::get_variant_ioctl(fuse_req_t req, const void* in, std::size_t i
   auto found = device(argument.name);
   if (!found) return reply_error(req, ENOENT);
   copy_text(argument.spec, core::to_string(found->options()));
-  fuse_reply_ioctl(req, 0, &argument, sizeof argument);
+  fuse::reply_ioctl(req, 0, &argument, sizeof argument);
 }
 
 void Filesystem::set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
@@ -118,14 +119,14 @@ void Filesystem::set_variant_ioctl(fuse_req_t req, const void* in, std::size_t i
   fuse_log(FUSE_LOG_INFO, "cused: device %s: variant %s for procs opened from now on\n",
            argument.name, core::to_string(*variant).c_str());
   copy_text(argument.spec, core::to_string(*variant));
-  fuse_reply_ioctl(req, 0, &argument, sizeof argument);
+  fuse::reply_ioctl(req, 0, &argument, sizeof argument);
 }
 
 void Filesystem::shrink_ioctl(fuse_req_t req) {
   if (!options_.shrink_now) return reply_error(req, ENOTTY);
   core::alloc::ReclaimResult freed = options_.shrink_now();
   uapi::cused_shrink_result result{freed.pages, freed.bytes, freed.skipped};
-  fuse_reply_ioctl(req, 0, &result, sizeof result);
+  fuse::reply_ioctl(req, 0, &result, sizeof result);
 }
 
 }  // namespace cused::binderfs

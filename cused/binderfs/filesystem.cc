@@ -17,6 +17,7 @@
 #include "cused/binderfs/fuse_completion.h"
 #include "cused/binderfs/maps_finder.h"
 #include "cused/binderfs/open_file.h"
+#include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "uapi/binder.h"
 
@@ -189,18 +190,18 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   std::string wanted(name);
   if (LogsDir::owns(parent)) {
     auto ino = logs_.lookup(parent, wanted);
-    if (!ino) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    if (!ino) return static_cast<void>(fuse::reply_err(req, ENOENT));
     entry.ino = *ino;
     entry.entry_timeout = entry.attr_timeout = 0;  // proc/<pid> come and go
     fill_attr(entry.ino, entry.attr);
-    return static_cast<void>(fuse_reply_entry(req, &entry));
+    return static_cast<void>(fuse::reply_entry(req, &entry));
   } else if (parent == kFeaturesIno) {
     auto features = core::features();
     auto it = std::find(features.begin(), features.end(), wanted);
-    if (it == features.end()) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    if (it == features.end()) return static_cast<void>(fuse::reply_err(req, ENOENT));
     entry.ino = kFirstFeatureIno + static_cast<fuse_ino_t>(it - features.begin());
   } else if (parent != kRootIno) {
-    return static_cast<void>(fuse_reply_err(req, ENOENT));
+    return static_cast<void>(fuse::reply_err(req, ENOENT));
   } else if (wanted == kControlName) {
     entry.ino = kControlIno;
   } else if (wanted == kFeaturesName) {
@@ -213,7 +214,7 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
       sync::LockGuard guard(lock_);
       index = find_device(wanted);
     }
-    if (!index) return static_cast<void>(fuse_reply_err(req, ENOENT));
+    if (!index) return static_cast<void>(fuse::reply_err(req, ENOENT));
     // A fresh inode per lookup, never cached: passthrough takes one backing file per inode.
     entry.ino = new_device_inode(*index);
     entry.entry_timeout = 0;
@@ -221,7 +222,7 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   }
   if (entry.ino < kFirstDeviceIno) entry.entry_timeout = entry.attr_timeout = 3600;
   fill_attr(entry.ino, entry.attr);
-  fuse_reply_entry(req, &entry);
+  fuse::reply_entry(req, &entry);
 }
 
 void Filesystem::forget(fuse_ino_t ino, std::uint64_t nlookup) {
@@ -234,8 +235,8 @@ void Filesystem::forget(fuse_ino_t ino, std::uint64_t nlookup) {
 
 void Filesystem::getattr(fuse_req_t req, fuse_ino_t ino) {
   struct stat st;
-  if (!fill_attr(ino, st)) return static_cast<void>(fuse_reply_err(req, ENOENT));
-  fuse_reply_attr(req, &st, ino < kFirstDeviceIno ? 3600 : 0);
+  if (!fill_attr(ino, st)) return static_cast<void>(fuse::reply_err(req, ENOENT));
+  fuse::reply_attr(req, &st, ino < kFirstDeviceIno ? 3600 : 0);
 }
 
 void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset) {
@@ -259,7 +260,7 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t
   } else if (auto logs = logs_.list(ino)) {
     for (auto& entry : *logs) entries.push_back({std::move(entry.name), entry.ino, entry.type});
   } else {
-    return static_cast<void>(fuse_reply_err(req, ENOTDIR));
+    return static_cast<void>(fuse::reply_err(req, ENOTDIR));
   }
   std::vector<char> buffer(size);
   std::size_t used = 0;
@@ -272,7 +273,7 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t
     if (need > size - used) break;
     used += need;
   }
-  fuse_reply_buf(req, buffer.data(), used);
+  fuse::reply_buf(req, buffer.data(), used);
 }
 
 void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
@@ -287,22 +288,22 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
         sync::LockGuard guard(lock_);
         open_files_.emplace(file.get(), std::move(file));
       }
-      fuse_reply_open(req, fi);
+      fuse::reply_open(req, fi);
       return;
     }
     case Kind::kFeature:
       if ((fi->flags & O_ACCMODE) != O_RDONLY)
-        return static_cast<void>(fuse_reply_err(req, EACCES));
+        return static_cast<void>(fuse::reply_err(req, EACCES));
       fi->fh = 0;
-      fuse_reply_open(req, fi);
+      fuse::reply_open(req, fi);
       return;
     case Kind::kLogs:
       return logs_.open(req, ino, fi);
     case Kind::kRoot:
     case Kind::kFeaturesDir:
-      return static_cast<void>(fuse_reply_err(req, EISDIR));
+      return static_cast<void>(fuse::reply_err(req, EISDIR));
     case Kind::kNone:
-      return static_cast<void>(fuse_reply_err(req, ENOENT));
+      return static_cast<void>(fuse::reply_err(req, ENOENT));
   }
 }
 
@@ -318,7 +319,7 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
   try {
     buffers = create_buffer_space(device->name(), ctx->pid);
   } catch (const std::system_error& error) {
-    return static_cast<void>(fuse_reply_err(req, error.code().value()));
+    return static_cast<void>(fuse::reply_err(req, error.code().value()));
   }
   int backing_id = fuse_passthrough_open(req, buffers->fd());
   if (backing_id <= 0) {
@@ -326,7 +327,7 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
              "cused: FUSE passthrough refused the buffer memfd (kernel >= 6.9 "
              "and CAP_SYS_ADMIN are needed): %s\n",
              std::strerror(errno));
-    return static_cast<void>(fuse_reply_err(req, EIO));
+    return static_cast<void>(fuse::reply_err(req, EIO));
   }
   core::OpenerIdentity opener = opener_of(*ctx);
   auto proc = device->open(
@@ -339,23 +340,23 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
     sync::LockGuard guard(lock_);
     open_files_.emplace(file.get(), std::move(file));
   }
-  fuse_reply_open(req, fi);
+  fuse::reply_open(req, fi);
 }
 
 void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset,
                       fuse_file_info* fi) {
   if (LogsDir::owns(ino)) return logs_.read(req, size, offset, fi);
   Resolved what = resolve(ino);
-  if (what.kind != Kind::kFeature) return static_cast<void>(fuse_reply_err(req, EINVAL));
+  if (what.kind != Kind::kFeature) return static_cast<void>(fuse::reply_err(req, EINVAL));
   std::string_view content = kFeatureContent;
   auto start = std::min(content.size(), static_cast<std::size_t>(offset));
   content = content.substr(start, size);
-  fuse_reply_buf(req, content.data(), content.size());
+  fuse::reply_buf(req, content.data(), content.size());
 }
 
 void Filesystem::flush(fuse_req_t req, fuse_file_info* fi) {
   if (fi->fh != 0 && file_of(fi).proc()) file_of(fi).proc()->flush();  // S1.8
-  fuse_reply_err(req, 0);
+  fuse::reply_err(req, 0);
 }
 
 void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
@@ -366,16 +367,18 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
     if (!node.empty()) file = std::move(node.mapped());
   }
   if (file && file->proc()) {
-    file->proc()->release();  // S1.9
+    run_guarded(
+        RequestEntry::kBinderfs, "release", [&] { file->proc()->release(); },  // S1.9
+        [](int) {});
     fuse_passthrough_close(req, file->backing_id());
   }
   file.reset();  // closes the memfd before the release is answered
-  fuse_reply_err(req, 0);
+  fuse::reply_err(req, 0);
 }
 
 void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in,
                        std::size_t in_size, std::size_t out_size) {
-  if (fi->fh == 0) return static_cast<void>(fuse_reply_err(req, ENOTTY));
+  if (fi->fh == 0) return static_cast<void>(fuse::reply_err(req, ENOTTY));
   OpenFile& file = file_of(fi);
   if (!file.proc()) return control_ioctl(req, cmd, in, in_size);
   bool uring = fuse_req_is_uring(req);
@@ -396,16 +399,16 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
 // binderfs_unlink (S10.4): binder-control stays; a device leaves the namespace but lives on in
 // the procs that have it open. The read-only directories have no unlink (EPERM).
 void Filesystem::unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  if (parent != kRootIno) return static_cast<void>(fuse_reply_err(req, EPERM));
+  if (parent != kRootIno) return static_cast<void>(fuse::reply_err(req, EPERM));
   std::string wanted(name);
-  if (wanted == kControlName) return static_cast<void>(fuse_reply_err(req, EPERM));
+  if (wanted == kControlName) return static_cast<void>(fuse::reply_err(req, EPERM));
   if (wanted == kFeaturesName || wanted == LogsDir::kName)
-    return static_cast<void>(fuse_reply_err(req, EISDIR));
+    return static_cast<void>(fuse::reply_err(req, EISDIR));
   sync::LockGuard guard(lock_);
   auto index = find_device(wanted);
-  if (!index) return static_cast<void>(fuse_reply_err(req, ENOENT));
+  if (!index) return static_cast<void>(fuse::reply_err(req, ENOENT));
   devices_[*index].unlinked = true;
-  fuse_reply_err(req, 0);
+  fuse::reply_err(req, 0);
 }
 
 // binderfs_rename (S10.4): simple_rename within the root, except that binder-control can be
@@ -414,7 +417,7 @@ void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char* name, fus
                         const char* newname, unsigned flags) {
   int err =
       (parent != kRootIno || newparent != kRootIno) ? -EPERM : rename_device(name, newname, flags);
-  fuse_reply_err(req, -err);
+  fuse::reply_err(req, -err);
 }
 
 int Filesystem::rename_device(const std::string& from, const std::string& to, unsigned flags) {
@@ -441,7 +444,7 @@ int Filesystem::rename_device(const std::string& from, const std::string& to, un
 void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
   if (fi->fh == 0 || !file_of(fi).proc()) {
     if (ph) fuse_pollhandle_destroy(ph);
-    return static_cast<void>(fuse_reply_poll(req, 0));
+    return static_cast<void>(fuse::reply_poll(req, 0));
   }
   reply_poll(req, *file_of(fi).proc(), fuse_req_ctx(req)->pid, ph);
 }
@@ -460,52 +463,83 @@ void op_init(void*, fuse_conn_info* conn) {
   conn->max_write = kMaxRequestPayload;
 }
 
+// Every operation runs guarded (cused/fuse/request.h): an exception fails only its request.
+RequestEntry entry_of(fuse_ino_t ino) {
+  if (LogsDir::owns(ino)) return RequestEntry::kLogs;
+  return ino == kControlIno ? RequestEntry::kControl : RequestEntry::kBinderfs;
+}
+
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  self(req).lookup(req, parent, name);
+  fuse::serve(req, entry_of(parent), "lookup", [&] { self(req).lookup(req, parent, name); });
 }
 void op_forget(fuse_req_t req, fuse_ino_t ino, std::uint64_t nlookup) {
-  self(req).forget(ino, nlookup);
-  fuse_reply_none(req);
+  fuse::serve(
+      req, entry_of(ino), "forget",
+      [&] {
+        self(req).forget(ino, nlookup);
+        fuse::reply_none(req);
+      },
+      fuse::FailWith::kNone);
 }
 void op_forget_multi(fuse_req_t req, std::size_t count, fuse_forget_data* forgets) {
-  for (std::size_t i = 0; i < count; ++i) self(req).forget(forgets[i].ino, forgets[i].nlookup);
-  fuse_reply_none(req);
+  fuse::serve(
+      req, RequestEntry::kBinderfs, "forget",
+      [&] {
+        for (std::size_t i = 0; i < count; ++i)
+          self(req).forget(forgets[i].ino, forgets[i].nlookup);
+        fuse::reply_none(req);
+      },
+      fuse::FailWith::kNone);
 }
-void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) { self(req).getattr(req, ino); }
+void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  fuse::serve(req, entry_of(ino), "getattr", [&] { self(req).getattr(req, ino); });
+}
 void op_readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info*) {
-  self(req).readdir(req, ino, size, off);
+  fuse::serve(req, entry_of(ino), "readdir", [&] { self(req).readdir(req, ino, size, off); });
 }
-void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) { self(req).open(req, ino, fi); }
+void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  fuse::serve(req, entry_of(ino), "open", [&] { self(req).open(req, ino, fi); });
+}
 void op_read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t off, fuse_file_info* fi) {
-  self(req).read(req, ino, size, off, fi);
+  fuse::serve(req, entry_of(ino), "read", [&] { self(req).read(req, ino, size, off, fi); });
 }
 // binder_logs files carry a snapshot as their handle, not an OpenFile.
 void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  if (LogsDir::owns(ino)) return static_cast<void>(fuse_reply_err(req, 0));
-  self(req).flush(req, fi);
+  fuse::serve(req, entry_of(ino), "flush", [&] {
+    if (LogsDir::owns(ino)) return static_cast<void>(fuse::reply_err(req, 0));
+    self(req).flush(req, fi);
+  });
 }
+// Not guarded as a whole: a release cannot fail (the kernel ignores its answer and sends no
+// other), so the handler itself guards the proc's teardown and always frees what the open held.
 void op_release(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (LogsDir::owns(ino)) return self(req).logs().release(req, fi);
   self(req).release(req, fi);
 }
 void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void*, fuse_file_info* fi, unsigned,
               const void* in, std::size_t in_size, std::size_t out_size) {
-  if (LogsDir::owns(ino)) return static_cast<void>(fuse_reply_err(req, ENOTTY));
-  self(req).ioctl(req, cmd, fi, in, in_size, out_size);
+  fuse::serve(req, entry_of(ino), "ioctl", [&] {
+    if (LogsDir::owns(ino)) return static_cast<void>(fuse::reply_err(req, ENOTTY));
+    self(req).ioctl(req, cmd, fi, in, in_size, out_size);
+  });
 }
 void op_poll(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, fuse_pollhandle* ph) {
-  if (LogsDir::owns(ino)) {
-    if (ph) fuse_pollhandle_destroy(ph);
-    return static_cast<void>(fuse_reply_poll(req, POLLIN));
-  }
-  self(req).poll(req, fi, ph);
+  fuse::serve(req, entry_of(ino), "poll", [&] {
+    if (LogsDir::owns(ino)) {
+      if (ph) fuse_pollhandle_destroy(std::exchange(ph, nullptr));
+      return static_cast<void>(fuse::reply_poll(req, POLLIN));
+    }
+    self(req).poll(req, fi, std::exchange(ph, nullptr));
+  });
+  if (ph) fuse_pollhandle_destroy(ph);  // the handler failed before it took the handle
 }
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  self(req).unlink(req, parent, name);
+  fuse::serve(req, entry_of(parent), "unlink", [&] { self(req).unlink(req, parent, name); });
 }
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
                const char* newname, unsigned flags) {
-  self(req).rename(req, parent, name, newparent, newname, flags);
+  fuse::serve(req, entry_of(parent), "rename",
+              [&] { self(req).rename(req, parent, name, newparent, newname, flags); });
 }
 
 fuse_lowlevel_ops make_operations() {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "cused/fuse/request.h"
+
 namespace cused::binderfs {
 
 namespace {
@@ -69,11 +71,18 @@ void IoctlCompletion::complete(long result, std::span<const std::byte> out) {
   }
   // The reply thread sends it (uring_requests.h: ring threads waiting for each other's queue
   // locks deadlock).
-  auto [final_result, size] = copy_out(result, out);
-  uring_->reply_later(
-      [req, result = final_result, bytes = std::vector(out.begin(), out.begin() + size)] {
-        send_ioctl_reply(req, result, bytes);
-      });
+  run_guarded(
+      RequestEntry::kWorker, "ioctl reply",
+      [&] {
+        auto [final_result, size] = copy_out(result, out);
+        uring_->reply_later(
+            [req, result = final_result, bytes = std::vector(out.begin(), out.begin() + size)] {
+              send_ioctl_reply(req, result, bytes);
+            });
+      },
+      // Not answered here: a reply from this thread could deadlock the rings (above). The
+      // kernel ends the request when the connection goes.
+      [](int) {});
 }
 
 std::pair<long, std::size_t> IoctlCompletion::copy_out(long result,
@@ -95,11 +104,11 @@ void IoctlCompletion::reply(fuse_req_t req, long result, std::span<const std::by
 void send_ioctl_reply(fuse_req_t req, long result, std::span<const std::byte> out) {
   std::size_t size = out.size();
   if (result < 0 && size == 0) {
-    fuse_reply_err(req, static_cast<int>(-result));
+    fuse::reply_err(req, static_cast<int>(-result));
   } else {
     // A negative result with data is how the kernel's FUSE returns both an errno and the
     // copied-back argument (binder_write_read after EINTR/EAGAIN, S1.11/S1.12).
-    fuse_reply_ioctl(req, static_cast<int>(result), out.data(), size);
+    fuse::reply_ioctl(req, static_cast<int>(result), out.data(), size);
   }
 }
 
@@ -107,7 +116,7 @@ void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* ha
   std::unique_ptr<core::PollWaiter> waiter;
   if (handle) waiter = std::make_unique<FusePollWaiter>(handle);
   unsigned events = proc.poll(tid, std::move(waiter));
-  fuse_reply_poll(
+  fuse::reply_poll(
       req, ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0));
 }
 

@@ -14,6 +14,7 @@
 #include "cused/binderfs/fuse.h"
 #include "cused/binderfs/interrupt_worker.h"
 #include "cused/binderfs/uring_requests.h"
+#include "cused/fuse/request.h"
 #include "cused/process_memory.h"
 
 namespace cused::binderfs {
@@ -33,7 +34,9 @@ class IoctlCompletion final : public core::Completion, public UringRequests::Req
         memory_(tid),
         tid_(tid),
         proc_(std::move(proc)),
-        interrupts_(interrupts) {}
+        interrupts_(interrupts) {
+    fuse::RequestScope::mark_answered(req);  // answered from now on by this completion
+  }
   ~IoctlCompletion() override;
 
   // Registers for FUSE INTERRUPT; an interrupt that already arrived is seen at once. A request

@@ -1,6 +1,7 @@
 #include "cused/binderfs/interrupt_worker.h"
 
 #include "core/proc.h"
+#include "cused/request/failures.h"
 
 namespace cused::binderfs {
 
@@ -25,7 +26,12 @@ void InterruptWorker::post(std::weak_ptr<core::Proc> proc, pid_t tid) {
 
 void InterruptWorker::run() {
   while (std::optional<Interrupt> next = take()) {
-    if (auto proc = next->proc.lock()) proc->interrupt(next->tid);
+    run_guarded(
+        RequestEntry::kWorker, "interrupt",
+        [&] {
+          if (auto proc = next->proc.lock()) proc->interrupt(next->tid);  // S1.12
+        },
+        [](int) {});
   }
 }
 

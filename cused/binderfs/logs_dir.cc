@@ -9,6 +9,7 @@
 
 #include "core/debug_print.h"
 #include "core/proc.h"
+#include "cused/fuse/request.h"
 
 namespace cused::binderfs {
 namespace {
@@ -106,7 +107,9 @@ std::optional<std::string> LogsDir::render(fuse_ino_t ino) const {
       return core::DebugPrint::state(*driver_);
     case LogFile::kStats: {
       auto devices = devices_();
-      return core::DebugPrint::stats(*driver_, devices);
+      std::string text = core::DebugPrint::stats(*driver_, devices);
+      RequestFailures::global().print(text);  // cused's own line (docs/binder_logs.md)
+      return text;
     }
     case LogFile::kTransactions:
       return core::DebugPrint::transactions(*driver_);
@@ -119,10 +122,10 @@ std::optional<std::string> LogsDir::render(fuse_ino_t ino) const {
 }
 
 void LogsDir::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  if (ino == kDirIno || ino == kProcDirIno) return static_cast<void>(fuse_reply_err(req, EISDIR));
-  if ((fi->flags & O_ACCMODE) != O_RDONLY) return static_cast<void>(fuse_reply_err(req, EACCES));
+  if (ino == kDirIno || ino == kProcDirIno) return static_cast<void>(fuse::reply_err(req, EISDIR));
+  if ((fi->flags & O_ACCMODE) != O_RDONLY) return static_cast<void>(fuse::reply_err(req, EACCES));
   auto text = render(ino);
-  if (!text) return static_cast<void>(fuse_reply_err(req, ENOENT));
+  if (!text) return static_cast<void>(fuse::reply_err(req, ENOENT));
   auto snapshot = std::make_unique<std::string>(std::move(*text));
   fi->fh = reinterpret_cast<std::uint64_t>(snapshot.get());
   fi->direct_io = 1;  // size 0 in stat; reads must reach us, not a page cache
@@ -131,16 +134,16 @@ void LogsDir::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     sync::LockGuard guard(lock_);
     snapshots_.emplace(snapshot.get(), std::move(snapshot));
   }
-  fuse_reply_open(req, fi);
+  fuse::reply_open(req, fi);
 }
 
 void LogsDir::read(fuse_req_t req, std::size_t size, off_t offset, fuse_file_info* fi) {
   sync::LockGuard guard(lock_);
   auto it = snapshots_.find(reinterpret_cast<const std::string*>(fi->fh));
-  if (it == snapshots_.end()) return static_cast<void>(fuse_reply_err(req, EBADF));
+  if (it == snapshots_.end()) return static_cast<void>(fuse::reply_err(req, EBADF));
   std::string_view text = *it->second;
   text = text.substr(std::min(text.size(), static_cast<std::size_t>(offset)), size);
-  fuse_reply_buf(req, text.data(), text.size());
+  fuse::reply_buf(req, text.data(), text.size());
 }
 
 void LogsDir::release(fuse_req_t req, fuse_file_info* fi) {
@@ -150,7 +153,7 @@ void LogsDir::release(fuse_req_t req, fuse_file_info* fi) {
     auto node = snapshots_.extract(reinterpret_cast<const std::string*>(fi->fh));
     if (!node.empty()) snapshot = std::move(node.mapped());
   }
-  fuse_reply_err(req, 0);
+  fuse::reply_err(req, 0);
 }
 
 }  // namespace cused::binderfs

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cused/proc_status.h"
+#include "cused/request/failures.h"
 
 namespace cused::binderfs {
 
@@ -80,8 +81,13 @@ void UringRequests::reply_later(std::function<void()> reply) {
 
 void UringRequests::send_replies() {
   while (std::optional<std::function<void()>> reply = take_reply()) {
-    ReplyPass pass(*this);
-    if (pass.open()) (*reply)();
+    run_guarded(
+        RequestEntry::kWorker, "io_uring reply",
+        [&] {
+          ReplyPass pass(*this);
+          if (pass.open()) (*reply)();
+        },
+        [](int) {});
   }
 }
 
@@ -121,9 +127,14 @@ void UringRequests::close() {
 void UringRequests::watch() {
   while (std::optional<std::vector<pid_t>> due = next_scan()) {
     if (due->empty()) continue;
-    std::vector<pid_t> hit = signalled(*due);
-    sync::LockGuard guard(lock_);
-    interrupt_signalled(hit);
+    run_guarded(
+        RequestEntry::kWorker, "io_uring signal scan",
+        [&] {
+          std::vector<pid_t> hit = signalled(*due);
+          sync::LockGuard guard(lock_);
+          interrupt_signalled(hit);
+        },
+        [](int) {});
   }
 }
 

@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <span>
 #include <system_error>
+#include <utility>
 
 #include "core/buffer_file.h"
 #include "cused/binderfs/fuse_completion.h"
+#include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "cused/process_memory.h"
 #include "uapi/binder.h"
@@ -28,7 +30,7 @@ constexpr std::size_t kMaxIoctlArgument = 256;
 
 Device& self(fuse_req_t req) { return *static_cast<Device*>(fuse_req_userdata(req)); }
 
-void reply_error(fuse_req_t req, int error) { fuse_reply_err(req, error); }
+void reply_error(fuse_req_t req, int error) { fuse::reply_err(req, error); }
 
 }  // namespace
 
@@ -85,7 +87,7 @@ void Device::open(fuse_req_t req, fuse_file_info* fi) {
     by_token_.emplace(file->token, file->mapping);
     open_files_.emplace(file.get(), std::move(file));
   }
-  fuse_reply_open(req, fi);
+  fuse::reply_open(req, fi);
 }
 
 void Device::release(fuse_req_t req, fuse_file_info* fi) {
@@ -98,9 +100,11 @@ void Device::release(fuse_req_t req, fuse_file_info* fi) {
       by_token_.erase(file->token);
     }
   }
-  if (file) file->proc->release();  // S1.9
-  file.reset();                     // closes the memfd before the release is answered
-  fuse_reply_err(req, 0);
+  if (file)
+    run_guarded(
+        RequestEntry::kCuse, "release", [&] { file->proc->release(); }, [](int) {});  // S1.9
+  file.reset();  // closes the memfd before the release is answered
+  fuse::reply_err(req, 0);
 }
 
 void Device::ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi) {
@@ -115,7 +119,7 @@ void Device::token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg
   uapi::cused_cuse_map_token answer{file.token};
   if (ProcessMemory(fuse_req_ctx(req)->pid).write(arg, &answer, sizeof answer) != 0)
     return reply_error(req, EFAULT);
-  fuse_reply_ioctl(req, 0, nullptr, 0);
+  fuse::reply_ioctl(req, 0, nullptr, 0);
 }
 
 void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uint64_t arg) {
@@ -146,16 +150,24 @@ void Device::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
 
 namespace {
 
-void op_open(fuse_req_t req, fuse_file_info* fi) { self(req).open(req, fi); }
+// Every operation runs guarded (cused/fuse/request.h): an exception fails only its request.
+void op_open(fuse_req_t req, fuse_file_info* fi) {
+  fuse::serve(req, RequestEntry::kCuse, "open", [&] { self(req).open(req, fi); });
+}
+// A release cannot fail; Device::release guards the proc's teardown itself.
 void op_release(fuse_req_t req, fuse_file_info* fi) { self(req).release(req, fi); }
 void op_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned, const void*,
               std::size_t, std::size_t) {
   // FUSE_IOCTL_COMPAT (a 32-bit caller) needs nothing else: protocol 8's structs are the same
   // for both, and `arg` is the caller's address either way.
-  self(req).ioctl(req, static_cast<unsigned>(cmd), reinterpret_cast<std::uint64_t>(arg), fi);
+  fuse::serve(req, RequestEntry::kCuse, "ioctl", [&] {
+    self(req).ioctl(req, static_cast<unsigned>(cmd), reinterpret_cast<std::uint64_t>(arg), fi);
+  });
 }
 void op_poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
-  self(req).poll(req, fi, ph);
+  fuse::serve(req, RequestEntry::kCuse, "poll",
+              [&] { self(req).poll(req, fi, std::exchange(ph, nullptr)); });
+  if (ph) fuse_pollhandle_destroy(ph);  // the handler failed before it took the handle
 }
 
 cuse_lowlevel_ops make_operations() {

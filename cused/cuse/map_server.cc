@@ -11,6 +11,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "cused/request/failures.h"
 #include "uapi/cused_cuse.h"
 
 namespace cused::cuse {
@@ -108,7 +109,9 @@ void MapServer::run() {
     int connection = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection < 0) continue;
     set_timeouts(connection);
-    serve(connection);
+    // The peer sees its connection closed: its mmap fails (map_client.cc: ENODEV).
+    run_guarded(
+        RequestEntry::kCuse, "map", [&] { serve(connection); }, [](int) {});
     close(connection);
   }
 }

@@ -59,6 +59,10 @@ class Daemon {
   // Sends `signal` and returns the exit status.
   int stop(int signal) {
     kill(pid_, signal);
+    return wait();
+  }
+  // Waits for the daemon to end by itself; its exit status.
+  int wait() {
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -181,6 +185,28 @@ TEST_F(DaemonTest, LinksAreMadeAndRemoved) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(links + "/vndbinder")));
   EXPECT_TRUE(fs::is_regular_file(links + "/hwbinder"));
   fs::remove_all(links);
+}
+
+// A daemon that dies of a bug (a crash signal, or std::terminate) still detaches its mount and
+// removes its --link symlinks, so clients see ENOENT rather than a dangling mount ("Transport
+// endpoint is not connected"); the process still ends with the signal the bug raised (real-clients
+// issue, point 1). CUSED_INJECT_FAILURE makes the first ioctl's handler crash.
+TEST_F(DaemonTest, FatalErrorDetachesMountAndRemovesLinks) {
+  for (auto [how, signal] : {std::pair{"crash", SIGSEGV}, {"terminate", SIGABRT}}) {
+    SCOPED_TRACE(how);
+    std::string links = testing::make_temp_dir("cused-links-");
+    setenv("CUSED_INJECT_FAILURE", (std::string("binderfs:ioctl:") + how).c_str(), 1);
+    Daemon daemon(dir_, {"--link", links});
+    unsetenv("CUSED_INJECT_FAILURE");
+    ASSERT_TRUE(wait_until([&] { return fs::is_symlink(links + "/binder"); }));
+    EXPECT_LT(BinderDevice(links + "/binder").version(), 0) << "the ioctl that ended the daemon";
+    int status = daemon.wait();
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
+    EXPECT_FALSE(is_mounted(dir_));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(links + "/binder")));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(links + "/vndbinder")));
+    fs::remove_all(links);
+  }
 }
 
 }  // namespace
