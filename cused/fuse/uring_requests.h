@@ -40,7 +40,7 @@
 #include "core/sync/cond_var.h"
 #include "core/sync/mutex.h"
 
-namespace cused::binderfs {
+namespace cused::fuse {
 
 class UringRequests {
  public:
@@ -133,4 +133,4 @@ class UringRequests {
 // in which the kernel stops waiting interruptibly for a FUSE answer and sends FUSE_INTERRUPT.
 bool has_unblocked_signal(pid_t tid);
 
-}  // namespace cused::binderfs
+}  // namespace cused::fuse

@@ -1,4 +1,4 @@
-#include "cused/binderfs/uring_requests.h"
+#include "cused/fuse/uring_requests.h"
 
 #include <signal.h>
 
@@ -10,7 +10,7 @@
 #include "cused/proc_status.h"
 #include "cused/request/failures.h"
 
-namespace cused::binderfs {
+namespace cused::fuse {
 
 namespace {
 
@@ -177,4 +177,4 @@ void UringRequests::interrupt_signalled(const std::vector<pid_t>& tids) {
   }
 }
 
-}  // namespace cused::binderfs
+}  // namespace cused::fuse
