@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <sys/vfs.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace cused::client {
@@ -18,6 +19,10 @@ inline bool served_by_cused(const std::string& path) {
   return statfs(path.c_str(), &fs) == 0 && fs.f_type == kFuseSuperMagic;
 }
 
+// True in a program started by `cused run` (it sets CUSED_RUN): its binder ioctls reach the daemon
+// with their raw arguments through seccomp, and fds can travel (docs/run.md).
+inline bool under_cused_run() { return std::getenv("CUSED_RUN") != nullptr; }
+
 // True when the cused LD_PRELOAD shim (client/preload) is loaded in this process: it gives
 // FUSE-path ioctls whose argument the kernel never reads the kernel's answer (docs/cuse.md).
 inline bool preload_shim_loaded() { return dlsym(RTLD_DEFAULT, "cused_preload_active") != nullptr; }
@@ -27,7 +32,7 @@ inline bool preload_shim_loaded() { return dlsym(RTLD_DEFAULT, "cused_preload_ac
 // where the kernel's FUSE copies _IOC_SIZE bytes from it first and fails with EFAULT
 // (docs/binderfs.md, differences).
 inline bool null_ioctl_argument_reaches_driver(const std::string& path) {
-  return !served_by_cused(path) || preload_shim_loaded();
+  return !served_by_cused(path) || preload_shim_loaded() || under_cused_run();
 }
 
 }  // namespace cused::client

@@ -37,6 +37,10 @@ void Proc::start_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<Pen
 }
 
 void Proc::resume_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read) {
+  // A caller that stopped waiting by itself (a killed `cused run` program: its notification is
+  // gone) gets no work: it stays queued for another thread, as for a read the kernel's wait left
+  // with -ERESTARTSYS.
+  if (read->completion->abandoned()) return finish_read(*thread, std::move(read), -EINTR);
   run_read(thread, std::move(read));
 }
 

@@ -27,6 +27,8 @@
 #include "cused/device_links.h"
 #include "cused/fatal_cleanup.h"
 #include "cused/request/failures.h"
+#include "cused/run/launcher.h"
+#include "cused/run/run_server.h"
 
 namespace {
 
@@ -128,7 +130,34 @@ int main(int argc, char** argv) {
   bool shrinker_stress = false;
   app.add_flag("--shrinker-stress", shrinker_stress,
                "Reclaim unused buffer pages continuously (race testing)");
-  CLI11_PARSE(app, argc, argv);
+  cused::run::RunOptions run_options;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Run PROGRAM with its binder ioctls served by the cused on --mount DIR through seccomp "
+      "(started for it when DIR has none; docs/run.md): cused run [--mount DIR] -- PROGRAM ARGS");
+  run->add_option("--mount", run_options.mount,
+                  "The mount to serve the program (default: a temporary one of its own)");
+  run->add_option("--device", run_options.devices,
+                  "Binder device of a daemon cused run starts, NAME or NAME:SPEC (repeatable)");
+  run->add_option("--variant", run_options.variant, "Variant of that daemon's devices");
+  run->prefix_command();  // everything from PROGRAM on is the program's
+  // `cused run [OPTIONS] -- PROGRAM ARGS...`: what follows the first "--" is the program's, left
+  // out of the parse; without "--", the first word that is not an option starts it.
+  int parsed_argc = argc;
+  if (argc > 1 && std::string(argv[1]) == "run") {
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--") {
+        run_options.command.assign(argv + i + 1, argv + argc);
+        parsed_argc = i;
+        break;
+      }
+  }
+  CLI11_PARSE(app, parsed_argc, argv);
+  if (run->parsed()) {
+    for (const auto& word : run->remaining()) run_options.command.push_back(word);
+    run_options.daemon = std::filesystem::read_symlink("/proc/self/exe").string();
+    return cused::run::launch(run_options);
+  }
   if (mountpoint.empty() && cuse_specs.empty()) {
     fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
     return 2;
@@ -196,6 +225,13 @@ int main(int argc, char** argv) {
     cused::binderfs::Mount mount(filesystem, mount_options);
     cused::FatalCleanup::set_mount(mountpoint);  // undone even if the daemon dies of a bug
     if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
+    // `cused run` programs attach through this daemon's run socket (docs/run.md).
+    std::optional<cused::run::RunServer> run_server;
+    try {
+      run_server.emplace(filesystem);
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "{} (cused run cannot attach to this daemon)\n", error.what());
+    }
     std::optional<cused::DeviceLinks> links;
     if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);
     if (background) background->ready();

@@ -4,6 +4,7 @@
 #include <linux/fs.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -337,11 +338,12 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
   auto proc = device->open(
       opener, std::move(buffers),
       std::make_unique<MapsFinder>(opener.pid, mount_device_.load(std::memory_order_relaxed), ino));
-  auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK);
+  auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK, ino);
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());
   fi->backing_id = backing_id;
   {
     sync::LockGuard guard(lock_);
+    opens_by_inode_[ino] = file.get();
     open_files_.emplace(file.get(), std::move(file));
   }
   fuse::reply_open(req, fi);
@@ -359,8 +361,21 @@ void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t of
 }
 
 void Filesystem::flush(fuse_req_t req, fuse_file_info* fi) {
-  if (fi->fh != 0 && file_of(fi).proc()) file_of(fi).proc()->flush();  // S1.8
+  if (fi->fh != 0 && file_of(fi).proc()) {
+    OpenFile& file = file_of(fi);
+    if (close_observer_) close_observer_(*file.proc());
+    // The daemon's own close of a client file it held (a binder fd passed in a transaction,
+    // `cused run`) is not a client's close (S1.8).
+    if (file.thread_group_of(fuse_req_ctx(req)->pid) != getpid()) file.proc()->flush();  // S1.8
+  }
   fuse::reply_err(req, 0);
+}
+
+Filesystem::NodeOpen Filesystem::open_of_inode(fuse_ino_t ino) const {
+  sync::LockGuard guard(lock_);
+  auto it = opens_by_inode_.find(ino);
+  if (it == opens_by_inode_.end()) return {};
+  return {it->second->proc(), it->second->nonblock()};
 }
 
 void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
@@ -369,7 +384,13 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
     sync::LockGuard guard(lock_);
     auto node = open_files_.extract(reinterpret_cast<const OpenFile*>(fi->fh));
     if (!node.empty()) file = std::move(node.mapped());
+    if (file) {
+      auto by_inode = opens_by_inode_.find(file->ino());
+      if (by_inode != opens_by_inode_.end() && by_inode->second == file.get())
+        opens_by_inode_.erase(by_inode);
+    }
   }
+  if (file && file->proc() && close_observer_) close_observer_(*file->proc());
   if (file && file->proc()) {
     thread_exits_.forget(file->proc().get());
     run_guarded(

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/alloc/page_lru.h"
@@ -80,6 +81,21 @@ class Filesystem {
   // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
   // FUSE file).
   void set_mount_device(dev_t dev) { mount_device_.store(dev, std::memory_order_relaxed); }
+  // The device of the mount (stat of the mount point, and of every node in it).
+  dev_t mount_device() const { return mount_device_.load(std::memory_order_relaxed); }
+  // The proc of the open made on inode `ino` (what stat() of a client's descriptor of a device
+  // node shows: each open has an inode of its own), and its O_NONBLOCK; null if none is open.
+  struct NodeOpen {
+    std::shared_ptr<core::Proc> proc;
+    bool nonblock = false;
+  };
+  NodeOpen open_of_inode(fuse_ino_t ino) const;
+  // Called whenever a descriptor of a device node is closed (FUSE flush and release) with that
+  // open's proc: the `cused run` frontend forgets which descriptor named which proc. Set before
+  // the mount serves.
+  void set_close_observer(std::function<void(const core::Proc&)> observer) {
+    close_observer_ = std::move(observer);
+  }
   // Client threads whose exit is being watched (tests).
   std::size_t watched_threads() const { return thread_exits_.watched(); }
   // ioctls that arrived over FUSE io_uring rather than /dev/fuse reads (proof of the mode).
@@ -153,6 +169,8 @@ class Filesystem {
   std::map<fuse_ino_t, DeviceInode> device_inodes_ CUSED_GUARDED_BY(lock_);
   fuse_ino_t next_device_ino_ CUSED_GUARDED_BY(lock_);
   std::map<const OpenFile*, std::unique_ptr<OpenFile>> open_files_ CUSED_GUARDED_BY(lock_);
+  std::unordered_map<fuse_ino_t, const OpenFile*> opens_by_inode_ CUSED_GUARDED_BY(lock_);
+  std::function<void(const core::Proc&)> close_observer_;
   LogsDir logs_;
 };
 

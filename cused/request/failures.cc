@@ -18,7 +18,7 @@ namespace cused {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(RequestEntry::kCount)> kNames{
-    "binderfs", "control", "binder_logs", "cuse", "worker"};
+    "binderfs", "control", "binder_logs", "cuse", "run", "worker"};
 
 std::size_t index_of(RequestEntry entry) { return static_cast<std::size_t>(entry); }
 

@@ -25,6 +25,7 @@ enum class RequestEntry : unsigned {
   kControl,   // binder-control
   kLogs,      // binder_logs/
   kCuse,      // a CUSE device, and its mmap socket
+  kRun,       // a `cused run` program's notified ioctl, and the run socket
   kWorker,    // a daemon thread's unit of work (interrupt delivery, io_uring replies, thread exit)
   kCount,
 };

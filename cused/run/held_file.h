@@ -1,0 +1,23 @@
+// A sender's file as the daemon holds it between a transaction's send and its delivery (a dup
+// taken with pidfd_getfd, the kernel's fget): closed when the driver lets it go (fput).
+#pragma once
+
+#include <unistd.h>
+
+#include "core/passed_files.h"
+
+namespace cused::run {
+
+class HeldFile final : public core::PassedFile {
+ public:
+  explicit HeldFile(int fd) : fd_(fd) {}
+  ~HeldFile() override { ::close(fd_); }
+  HeldFile(const HeldFile&) = delete;
+  HeldFile& operator=(const HeldFile&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  const int fd_;
+};
+
+}  // namespace cused::run

@@ -1,0 +1,74 @@
+// The answer to one notified ioctl of a `cused run` program (core::Completion): core completes it
+// at once or keeps it (a parked read) and completes it later from whichever daemon thread
+// delivers work. complete() writes back what binder_ioctl writes back (core/ioctl_argument.h),
+// then answers the notification: the program's ioctl returns, as from the kernel's driver.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "core/completion.h"
+#include "core/ioctl_argument.h"
+#include "core/proc.h"
+#include "cused/process_memory.h"
+#include "cused/request/signal_watcher.h"
+#include "cused/run/caller_files.h"
+#include "cused/run/session.h"
+
+namespace cused::run {
+
+class NotificationCompletion final : public core::Completion, public SignalWatcher::Request {
+ public:
+  NotificationCompletion(std::shared_ptr<Session> session, std::uint64_t id, pid_t tid, pid_t tgid,
+                         std::uint64_t arg, core::IoctlArgument argument,
+                         std::weak_ptr<core::Proc> proc);
+  // A request core dropped unanswered (a bug) fails with EIO instead of hanging its caller.
+  ~NotificationCompletion() override;
+  NotificationCompletion(const NotificationCompletion&) = delete;
+  NotificationCompletion& operator=(const NotificationCompletion&) = delete;
+
+  void complete(long result, std::span<const std::byte> out) override;
+  core::UserMemory& user_memory() override { return memory_; }
+  core::CallerFiles* caller_files() override { return &files_; }
+  // Only a fatal signal ends the program's wait (WAIT_KILLABLE_RECV), so this is its death.
+  bool abandoned() const override { return !session_->listener.valid(id_); }
+
+  // SignalWatcher::Request: a signal to the waiting thread (S1.12).
+  pid_t caller_tid() const override { return tid_; }
+  void interrupt() override;
+
+ private:
+  // copy_to_user into a process that is still the one that called: the notification must be
+  // waiting, or the tid may name another process by now.
+  class CallerMemory final : public core::UserMemory {
+   public:
+    CallerMemory(const Session& session, std::uint64_t id, pid_t tid)
+        : session_(session), id_(id), memory_(tid) {}
+    int read(std::uint64_t addr, void* dst, std::size_t len) override {
+      return memory_.read(addr, dst, len);
+    }
+    int write(std::uint64_t addr, const void* src, std::size_t len) override;
+    std::size_t read_ranges(std::span<const core::UserRange> ranges) override {
+      return memory_.read_ranges(ranges);
+    }
+
+   private:
+    const Session& session_;
+    std::uint64_t id_;
+    ProcessMemory memory_;
+  };
+
+  std::shared_ptr<Session> session_;
+  std::uint64_t id_;
+  pid_t tid_;
+  std::uint64_t arg_;
+  core::IoctlArgument argument_;
+  std::weak_ptr<core::Proc> proc_;
+  CallerMemory memory_;
+  CallerFiles files_;
+  bool answered_ = false;
+};
+
+}  // namespace cused::run

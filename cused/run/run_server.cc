@@ -1,0 +1,247 @@
+#include "cused/run/run_server.h"
+
+#include <fmt/format.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "core/ioctl_argument.h"
+#include "core/proc.h"
+#include "core/sync/lock_guard.h"
+#include "cused/process_memory.h"
+#include "cused/request/failures.h"
+#include "cused/run/notification_completion.h"
+#include "cused/run/seccomp_filter.h"
+#include "uapi/binder.h"
+#include "uapi/cused_run.h"
+
+namespace cused::run {
+
+namespace {
+
+constexpr std::uint64_t kStopKey = 0;
+constexpr std::uint64_t kSocketKey = 1;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), "cused run: " + what);
+}
+
+int listen_on(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) fail("socket");
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof address.sun_path) fail("socket path too long: " + path);
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  unlink(path.c_str());  // left by a daemon that died
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      chmod(path.c_str(), 0600) != 0 || listen(fd, 16) != 0) {
+    int err = errno;
+    close(fd);
+    errno = err;
+    fail("listen on " + path);
+  }
+  return fd;
+}
+
+void add_to_epoll(int epoll_fd, int fd, std::uint64_t key, std::uint32_t events) {
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = key;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
+}
+
+// Receives one RunAttach with its listener; -1 when the message is not one.
+int receive_attach(int connection, uapi::RunAttach& attach) {
+  iovec data{&attach, sizeof attach};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  ssize_t got = recvmsg(connection, &header, MSG_CMSG_CLOEXEC);
+  int listener = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c; c = CMSG_NXTHDR(&header, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      std::memcpy(&listener, CMSG_DATA(c), sizeof listener);
+  if (got != static_cast<ssize_t>(sizeof attach) || attach.magic != uapi::kRunMagic) {
+    if (listener >= 0) close(listener);
+    return -1;
+  }
+  return listener;
+}
+
+void reply_attach(int connection, int error) {
+  uapi::RunAttachReply reply{uapi::kRunMagic, error};
+  [[maybe_unused]] auto sent = send(connection, &reply, sizeof reply, MSG_NOSIGNAL);
+}
+
+}  // namespace
+
+std::string socket_path_for(dev_t dev) {
+  return fmt::format("{}/mount-{}:{}.sock", uapi::kRunSocketDir, major(dev), minor(dev));
+}
+
+RunServer::RunServer(binderfs::Filesystem& filesystem, unsigned workers)
+    : filesystem_(filesystem),
+      socket_path_(socket_path_for(filesystem.mount_device())),
+      resolver_(filesystem) {
+  socket_fd_ = listen_on(socket_path_);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (epoll_fd_ < 0 || stop_fd_ < 0) fail("epoll");
+  add_to_epoll(epoll_fd_, stop_fd_, kStopKey, EPOLLIN);
+  add_to_epoll(epoll_fd_, socket_fd_, kSocketKey, EPOLLIN | EPOLLONESHOT);
+  filesystem_.set_close_observer([this](const core::Proc& proc) { resolver_.forget(proc); });
+  if (workers == 0) workers = std::max(2u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { run_worker(); });
+}
+
+RunServer::~RunServer() {
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto written = write(stop_fd_, &one, sizeof one);
+  for (auto& worker : workers_) worker.join();
+  filesystem_.set_close_observer({});
+  {
+    sync::LockGuard guard(lock_);
+    sessions_.clear();  // closes the listeners that no completion holds any more
+  }
+  close(socket_fd_);
+  unlink(socket_path_.c_str());
+  close(stop_fd_);
+  close(epoll_fd_);
+}
+
+std::size_t RunServer::sessions() const {
+  sync::LockGuard guard(lock_);
+  return sessions_.size();
+}
+
+void RunServer::attach(int listener_fd, pid_t root) {
+  auto session = std::make_shared<Session>(listener_fd, root, interrupts_, signals_);
+  std::uint64_t key;
+  {
+    sync::LockGuard guard(lock_);
+    key = next_key_++;
+    sessions_.emplace(key, session);
+  }
+  add_to_epoll(epoll_fd_, listener_fd, key, EPOLLIN | EPOLLONESHOT);
+}
+
+void RunServer::rearm(int fd, std::uint64_t key) const {
+  epoll_event event{};
+  event.events = EPOLLIN | EPOLLONESHOT;
+  event.data.u64 = key;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event);
+}
+
+void RunServer::run_worker() {
+  for (;;) {
+    epoll_event event{};
+    int ready = epoll_wait(epoll_fd_, &event, 1, -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return;
+    std::uint64_t key = event.data.u64;
+    if (key == kStopKey) return;  // level-triggered: every worker sees it
+    if (key == kSocketKey) {
+      run_guarded(
+          RequestEntry::kRun, "attach", [&] { accept_attach(); }, [](int) {});
+      rearm(socket_fd_, kSocketKey);
+      continue;
+    }
+    std::shared_ptr<Session> session;
+    {
+      sync::LockGuard guard(lock_);
+      auto it = sessions_.find(key);
+      if (it != sessions_.end()) session = it->second;
+    }
+    if (!session) continue;
+    if (event.events & (EPOLLHUP | EPOLLERR)) {
+      drop(session);  // no task is left under the filter
+      continue;
+    }
+    std::optional<seccomp_notif> notification = session->listener.receive();
+    rearm(session->listener.fd(), key);  // the next notification for any worker
+    if (notification)
+      run_guarded(
+          RequestEntry::kRun, "ioctl", [&] { handle(session, *notification); },
+          [&](int err) { session->listener.answer(notification->id, -err); });
+  }
+}
+
+void RunServer::drop(const std::shared_ptr<Session>& session) {
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, session->listener.fd(), nullptr);
+  sync::LockGuard guard(lock_);
+  std::erase_if(sessions_, [&](const auto& entry) { return entry.second == session; });
+}
+
+void RunServer::accept_attach() {
+  for (;;) {
+    int connection = accept4(socket_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection < 0) return;  // EAGAIN: none left
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    uapi::RunAttach message{};
+    int listener = -1;
+    if (getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 &&
+        (peer.uid == 0 || peer.uid == geteuid()))
+      listener = receive_attach(connection, message);
+    if (listener < 0) {
+      reply_attach(connection, EPERM);
+    } else {
+      attach(listener, message.pid);
+      reply_attach(connection, 0);
+    }
+    close(connection);
+  }
+}
+
+void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification) {
+  const Listener& listener = session->listener;
+  const auto& args = notification.data.args;
+  const int fd = static_cast<int>(args[0]);
+  const unsigned cmd = static_cast<unsigned>(args[1]);
+  const std::uint64_t arg = args[2];
+  const pid_t tid = static_cast<pid_t>(notification.pid);
+  if (notification.data.nr != __NR_ioctl || !notified_ioctl(cmd)) {
+    listener.continue_syscall(notification.id);
+    return;
+  }
+  pid_t tgid = thread_groups_.of(tid);
+  FdResolver::Resolved open = tgid ? resolver_.resolve(tgid, tid, fd) : FdResolver::Resolved{};
+  if (!open.proc) {
+    // Not one of this mount's binder nodes: the kernel serves it as if there were no filter.
+    listener.continue_syscall(notification.id);
+    return;
+  }
+  // Exactly what binder_ioctl copies in; a failed copy reaches core as an empty argument, which
+  // answers with the kernel's errno for that command.
+  core::IoctlArgument argument = core::kernel_ioctl_argument(cmd);
+  std::array<std::byte, sizeof(binder_write_read)> in;
+  std::size_t in_size = std::min(argument.copy_in, in.size());
+  if (in_size > 0 && ProcessMemory(tid).read(arg, in.data(), in_size) != 0) in_size = 0;
+  // The tid names the caller only while its notification waits: a pid can be reused once its
+  // process is gone, and what was read must be the caller's.
+  if (!listener.valid(notification.id)) return;
+  served_.fetch_add(1, std::memory_order_relaxed);
+  core::IoctlRequest request{
+      tgid, tid, open.proc->euid(), cmd, std::span(in.data(), in_size), open.nonblock};
+  auto completion = std::make_unique<NotificationCompletion>(session, notification.id, tid, tgid,
+                                                             arg, argument, open.proc);
+  open.proc->ioctl(request, std::move(completion));
+}
+
+}  // namespace cused::run

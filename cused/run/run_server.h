@@ -1,0 +1,73 @@
+// The daemon's side of `cused run` (docs/run.md): a unix socket that takes programs' seccomp
+// listeners (uapi/cused_run.h), and worker threads that serve their notified ioctls. An ioctl on
+// one of the mount's binder nodes goes to core with the kernel's argument handling (exactly what
+// binder_ioctl copies, core/ioctl_argument.h) and a completion that answers the notification
+// (notification_completion.h); any other notified ioctl continues in the kernel untouched.
+#pragma once
+
+#include <linux/seccomp.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/sync/mutex.h"
+#include "cused/binderfs/filesystem.h"
+#include "cused/request/interrupt_worker.h"
+#include "cused/request/signal_watcher.h"
+#include "cused/run/fd_resolver.h"
+#include "cused/run/session.h"
+#include "cused/thread_groups.h"
+
+namespace cused::run {
+
+// Where a daemon serving the mount with device number `dev` listens.
+std::string socket_path_for(dev_t dev);
+
+class RunServer {
+ public:
+  // Listens on socket_path_for(filesystem.mount_device()) and serves with `workers` threads.
+  // Throws std::system_error when the socket cannot be made.
+  RunServer(binderfs::Filesystem& filesystem, unsigned workers = 0);
+  // Stops serving: every program's listener is closed, so its pending and later binder ioctls
+  // fail with ENOSYS (the kernel's answer when a listener goes away) instead of hanging.
+  ~RunServer();
+  RunServer(const RunServer&) = delete;
+  RunServer& operator=(const RunServer&) = delete;
+
+  const std::string& socket_path() const { return socket_path_; }
+  std::size_t sessions() const CUSED_EXCLUDES(lock_);
+  // ioctls served through notifications so far (tests, stats).
+  std::uint64_t served() const { return served_.load(std::memory_order_relaxed); }
+  // Takes a listener as if a launcher had sent it (tests).
+  void attach(int listener_fd, pid_t root) CUSED_EXCLUDES(lock_);
+
+ private:
+  void run_worker() CUSED_EXCLUDES(lock_);
+  void accept_attach();
+  void serve_listener(const std::shared_ptr<Session>& session) CUSED_EXCLUDES(lock_);
+  void handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification);
+  void drop(const std::shared_ptr<Session>& session) CUSED_EXCLUDES(lock_);
+  void rearm(int fd, std::uint64_t key) const;
+
+  binderfs::Filesystem& filesystem_;
+  std::string socket_path_;
+  int socket_fd_ = -1;
+  int epoll_fd_ = -1;
+  int stop_fd_ = -1;
+  InterruptWorker interrupts_;
+  SignalWatcher signals_;
+  FdResolver resolver_;
+  ThreadGroups thread_groups_;
+  std::atomic<std::uint64_t> served_{0};
+  mutable sync::Mutex lock_;
+  std::map<std::uint64_t, std::shared_ptr<Session>> sessions_ CUSED_GUARDED_BY(lock_);
+  std::uint64_t next_key_ CUSED_GUARDED_BY(lock_) = 2;  // 0: stop, 1: the socket
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace cused::run
