@@ -20,6 +20,7 @@
 #include "cused/fuse/ioctl_completion.h"
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
+#include "cused/own_closes.h"
 #include "uapi/binder.h"
 
 namespace cused::binderfs {
@@ -364,9 +365,8 @@ void Filesystem::flush(fuse_req_t req, fuse_file_info* fi) {
   if (fi->fh != 0 && file_of(fi).proc()) {
     OpenFile& file = file_of(fi);
     if (close_observer_) close_observer_(*file.proc());
-    // The daemon's own close of a client file it held (a binder fd passed in a transaction,
-    // `cused run`) is not a client's close (S1.8).
-    if (file.thread_group_of(fuse_req_ctx(req)->pid) != getpid()) file.proc()->flush();  // S1.8
+    // The daemon's own close of a client file it held is not a client's close (own_closes.h).
+    if (!OwnClose::closing(fuse_req_ctx(req)->pid)) file.proc()->flush();  // S1.8
   }
   fuse::reply_err(req, 0);
 }

@@ -80,9 +80,6 @@ class UringRequests {
   void send_replies() CUSED_EXCLUDES(replies_lock_);
   // The next reply to send, waiting for one; none once stopping and everything sent.
   std::optional<std::function<void()>> take_reply() CUSED_EXCLUDES(replies_lock_);
-  // The tids among `tids` that have an unblocked signal pending.
-  static std::vector<pid_t> signalled(const std::vector<pid_t>& tids);
-  void interrupt_signalled(const std::vector<pid_t>& tids) CUSED_REQUIRES(lock_);
 
   std::atomic<unsigned> replying_{0};
   std::atomic<bool> closed_{false};

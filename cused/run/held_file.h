@@ -5,13 +5,17 @@
 #include <unistd.h>
 
 #include "core/passed_files.h"
+#include "cused/own_closes.h"
 
 namespace cused::run {
 
 class HeldFile final : public core::PassedFile {
  public:
   explicit HeldFile(int fd) : fd_(fd) {}
-  ~HeldFile() override { ::close(fd_); }
+  ~HeldFile() override {
+    OwnClose own;  // not a client's close (own_closes.h)
+    ::close(fd_);
+  }
   HeldFile(const HeldFile&) = delete;
   HeldFile& operator=(const HeldFile&) = delete;
   int fd() const { return fd_; }
