@@ -19,6 +19,7 @@
 #include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
+#include "core/version.h"
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
@@ -85,6 +86,7 @@ sigset_t stop_signals() {
 
 int main(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
+  app.set_version_flag("--version", cused::version_text("cused", fuse_pkgversion()));
   std::string mountpoint;
   bool foreground = false;
   std::vector<std::string> devices;

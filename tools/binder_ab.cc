@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/version.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/report.h"
 
@@ -143,6 +144,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "binder-ab: one workload against binder devices A and B, interleaved A B A B ...; "
       "usage: binder-ab [options] A B -- COMMAND ARGS... ({dev} = the device)"};
+  app.set_version_flag("--version", cused::version_text("binder-ab", nullptr));
   app.add_option("A", settings.a, "device path, or NAME[:SPEC] under --mount");
   app.add_option("B", settings.b, "device path, or NAME[:SPEC] under --mount");
   app.add_option("--mount", settings.mount_dir, "where NAME[:SPEC] devices live")
