@@ -25,6 +25,7 @@
 #include "cused/binderfs/mount.h"
 #include "cused/cuse/node.h"
 #include "cused/device_links.h"
+#include "cused/service_notify.h"
 
 namespace {
 
@@ -175,8 +176,10 @@ int main(int argc, char** argv) {
           cused::cuse::NodeOptions{device, cuse_socket_dir, cuse_session}));
     if (mountpoint.empty()) {
       if (background) background->ready();
+      cused::notify_service_manager("READY=1");  // cused.service is Type=notify
       int signal = 0;
       sigwait(&signals, &signal);
+      cused::notify_service_manager("STOPPING=1");
       return 0;
     }
     cused::binderfs::Filesystem filesystem(fs_options);
@@ -185,7 +188,9 @@ int main(int argc, char** argv) {
     std::optional<cused::DeviceLinks> links;
     if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);
     if (background) background->ready();
+    cused::notify_service_manager("READY=1");  // the mount and the links exist
     int result = mount.serve();
+    cused::notify_service_manager("STOPPING=1");
     fuse_remove_signal_handlers(mount.session());
     // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
     bool clean = result == 0 || result == SIGINT || result == SIGTERM || result == SIGHUP;
