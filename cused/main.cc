@@ -20,6 +20,7 @@
 #include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
+#include "core/version.h"
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
@@ -29,6 +30,7 @@
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
+#include "cused/service_notify.h"
 
 namespace {
 
@@ -90,6 +92,7 @@ sigset_t stop_signals() {
 
 int main(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
+  app.set_version_flag("--version", cused::version_text("cused", fuse_pkgversion()));
   std::string mountpoint;
   bool foreground = false;
   std::vector<std::string> devices;
@@ -216,8 +219,10 @@ int main(int argc, char** argv) {
           cused::cuse::NodeOptions{device, cuse_socket_dir, cuse_session}));
     if (mountpoint.empty()) {
       if (background) background->ready();
+      cused::notify_service_manager("READY=1");  // cused.service is Type=notify
       int signal = 0;
       sigwait(&signals, &signal);
+      cused::notify_service_manager("STOPPING=1");
       return 0;
     }
     cused::binderfs::Filesystem filesystem(fs_options);
@@ -235,7 +240,9 @@ int main(int argc, char** argv) {
     std::optional<cused::DeviceLinks> links;
     if (!link_dir.empty()) links.emplace(link_dir, mountpoint, fs_options.devices);
     if (background) background->ready();
+    cused::notify_service_manager("READY=1");  // the mount and the links exist
     int result = mount.serve();
+    cused::notify_service_manager("STOPPING=1");
     fuse_remove_signal_handlers(mount.session());
     // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
     bool clean = result == 0 || result == SIGINT || result == SIGTERM || result == SIGHUP;

@@ -7,6 +7,7 @@
 //
 // docs/ab.md has the method and a sample table.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -18,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "core/version.h"
 #include "tools/ab/experiment.h"
+#include "tools/ab/progress.h"
 #include "tools/ab/report.h"
 
 namespace {
@@ -33,6 +36,7 @@ struct Settings {
   std::string metric = kDefaultMetric;
   std::string metric_name;
   bool lower_is_better = false;
+  bool latency = false;
   Schedule schedule;
   double budget_seconds = 60;
   double run_limit_seconds = 120;
@@ -44,6 +48,8 @@ struct Settings {
   double scale_b = 1;
   bool no_header = false;
   bool verbose = false;
+  std::string progress = "auto";
+  double progress_seconds = 10;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -65,6 +71,13 @@ std::string default_name(const std::vector<std::string>& command) {
   return name;
 }
 
+// --progress: "auto" is live on a terminal, plain lines in a log. With -v the pair lines go to
+// stderr too, and a line redrawn in place would overwrite them: plain then.
+ProgressMode progress_mode(const Settings& settings) {
+  bool terminal = isatty(STDERR_FILENO) == 1 && !settings.verbose;
+  return *parse_progress_mode(settings.progress, terminal);
+}
+
 Analysis measure_and_analyze(const Settings& settings) {
   Analysis analysis;
   analysis.a = resolve_variant(settings.a, settings.mount_dir);
@@ -74,8 +87,34 @@ Analysis measure_and_analyze(const Settings& settings) {
   analysis.metric_name = default_metric_name(settings);
   analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
   analysis.target_percent = settings.target_percent;
-  auto measurements = measure(analysis.a, analysis.b, settings.command, std::regex(settings.metric),
-                              settings.schedule, settings.verbose ? stderr : nullptr);
+  Progress progress(stderr, progress_mode(settings),
+                    {.name = analysis.name,
+                     .warmup_total = settings.schedule.warmup_pairs,
+                     .planned_pairs = settings.schedule.pairs,
+                     .budget = settings.schedule.budget,
+                     .confidence = settings.bootstrap.confidence},
+                    std::chrono::duration<double>(settings.progress_seconds));
+  MeasureObserver observer{
+      .warmed_up = [&progress](int done) { progress.warmup_done(done); },
+      .measured =
+          [&progress](const Measurements& so_far) { progress.pairs_measured(so_far.a, so_far.b); }};
+  MetricPatterns metrics{std::regex(settings.metric), {}};
+  std::vector<std::string> secondary_names;
+  if (settings.latency) {
+    metrics.secondary = {std::regex(kLatencyP50Metric), std::regex(kLatencyP99Metric)};
+    secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
+  }
+  auto measurements = measure(analysis.a, analysis.b, settings.command, metrics, settings.schedule,
+                              settings.verbose ? stderr : nullptr, observer);
+  progress.finish();
+  for (std::size_t i = 0; i < secondary_names.size(); ++i) {
+    SecondaryMetric metric;
+    metric.name = secondary_names[i];
+    metric.better = Better::lower;
+    metric.runs_a = std::move(measurements.secondary_a[i]);
+    metric.runs_b = std::move(measurements.secondary_b[i]);
+    analysis.secondary.push_back(std::move(metric));
+  }
   analysis.runs_a = std::move(measurements.a);
   analysis.runs_b = std::move(measurements.b);
   analysis.warmup_pairs = measurements.warmup_pairs;
@@ -105,6 +144,11 @@ void print_table(const std::vector<Analysis>& analyses, bool header) {
   for (const auto& analysis : analyses)
     fmt::print("{}: {}; {} (warm-up pairs: {}, {:.0f} s)\n", analysis.name, analysis.verdict.text,
                analysis.note, analysis.warmup_pairs, analysis.seconds);
+  for (const auto& analysis : analyses)
+    for (const auto& metric : analysis.secondary)
+      fmt::print("{}, {}: B/A {:.3f} [{:.3f}, {:.3f}]; {}\n", analysis.name, metric.name,
+                 metric.interval.ratio, metric.interval.low, metric.interval.high,
+                 metric.verdict.text);
 }
 
 int run(Settings& settings) {
@@ -143,6 +187,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "binder-ab: one workload against binder devices A and B, interleaved A B A B ...; "
       "usage: binder-ab [options] A B -- COMMAND ARGS... ({dev} = the device)"};
+  app.set_version_flag("--version", cused::version_text("binder-ab", nullptr));
   app.add_option("A", settings.a, "device path, or NAME[:SPEC] under --mount");
   app.add_option("B", settings.b, "device path, or NAME[:SPEC] under --mount");
   app.add_option("--mount", settings.mount_dir, "where NAME[:SPEC] devices live")
@@ -164,6 +209,9 @@ int main(int argc, char** argv) {
                  "binder-throughput's iterations per sec)");
   app.add_option("--metric-name", settings.metric_name, "the metric's name in the table");
   app.add_flag("--lower-is-better", settings.lower_is_better, "e.g. for a latency metric");
+  app.add_flag("--latency", settings.latency,
+               "also read binder-throughput's 50 % and 99 % latencies from each run: their B/A "
+               "after the table, a plot panel each beside the main metric, and in the JSON");
   app.add_option("--confidence", settings.bootstrap.confidence, "confidence level")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.999));
@@ -185,6 +233,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-header", settings.no_header, "print the table's rows only");
   app.add_flag("-v,--verbose", settings.verbose, "print each pair as it is measured (stderr)");
+  app.add_option("--progress", settings.progress,
+                 "progress on stderr while a row runs: live (one line redrawn), plain (a line "
+                 "every --progress-every seconds), none, or auto (live on a terminal)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "live", "plain", "none"}));
+  app.add_option("--progress-every", settings.progress_seconds,
+                 "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(options_end, argv);
   } catch (const CLI::ParseError& error) {

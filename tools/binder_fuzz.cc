@@ -31,6 +31,7 @@
 
 #include "client/binder_device.h"
 #include "client/return_stream.h"
+#include "core/version.h"
 #include "uapi/binder.h"
 
 namespace {
@@ -489,6 +490,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   Options options;
   CLI::App app{"Random ioctl streams against a binder device, with self-kills and leak checks"};
+  app.set_version_flag("--version", cused::version_text("binder-fuzz", nullptr));
   app.add_option("--dev", options.dev, "the binder device (cused's DIR/binder or /dev/binder)")
       ->required();
   options.seed = std::random_device{}();

@@ -44,6 +44,7 @@
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
+#include "core/version.h"
 #include "tools/servicemanager_registry.h"
 
 namespace {
@@ -358,6 +359,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "binder-messaging: hackbench's messaging workload over binder (groups of senders "
       "and receivers exchanging oneway and sync transactions)"};
+  app.set_version_flag("--version", cused::version_text("binder-messaging", nullptr));
   app.add_option("-d,--device", devices,
                  "binder device node; several: runs interleaved, compared with the first")
       ->capture_default_str();

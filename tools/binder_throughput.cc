@@ -23,6 +23,7 @@
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
+#include "core/version.h"
 #include "tools/binder_throughput_results.h"
 
 namespace {
@@ -227,6 +228,7 @@ bool run_round(const Settings& settings, ThroughputResults& total) {
 int main(int argc, char** argv) {
   Settings settings;
   CLI::App app{"binder transaction throughput and latency (AOSP binderThroughputTest's flags)"};
+  app.set_version_flag("--version", cused::version_text("binder-throughput", nullptr));
   app.add_option("-w", settings.workers, "total number of workers")->check(CLI::PositiveNumber);
   app.add_option("-i", settings.iterations, "iterations per worker")->check(CLI::PositiveNumber);
   app.add_option("-s", settings.payload, "payload size in bytes")->check(CLI::NonNegativeNumber);

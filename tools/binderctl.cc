@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/device_variant.h"
+#include "core/version.h"
 #include "tools/binderctl_control.h"
 
 namespace {
@@ -145,6 +146,7 @@ int print_log(const std::string& mount, const std::string& file) {
 
 int main(int argc, char** argv) {
   CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
+  app.set_version_flag("--version", cused::version_text("binderctl", nullptr));
   app.require_subcommand(1);
   app.fallthrough();  // --mount also after the command: `binderctl list --mount DIR`
   std::string mount_option;

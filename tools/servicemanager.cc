@@ -8,11 +8,13 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "core/version.h"
 #include "tools/servicemanager_registry.h"
 
 int main(int argc, char** argv) {
   using namespace cused;
   CLI::App app{"binder context manager speaking Android 10's IServiceManager protocol"};
+  app.set_version_flag("--version", cused::version_text("servicemanager", nullptr));
   client::ProcessOptions options;
   options.max_threads = 0;
   bool verbose = false;

@@ -14,20 +14,25 @@ std::string tail_of(const std::string& output, std::size_t bytes = 2000) {
   return output.size() <= bytes ? output : "..." + output.substr(output.size() - bytes);
 }
 
-double run_once(const Variant& variant, const std::vector<std::string>& command,
-                const std::regex& metric, const Schedule& schedule) {
+// The main metric, then each secondary one, of one run.
+std::vector<double> run_once(const Variant& variant, const std::vector<std::string>& command,
+                             const MetricPatterns& metrics, const Schedule& schedule) {
   auto argv = substitute(command, variant);
   auto result = run_command(argv, schedule.run_limit);
   if (!result.succeeded())
     throw std::runtime_error(fmt::format("{} ({}): {} {}\n{}", variant.label, variant.device,
                                          argv[0], result.describe_failure(),
                                          tail_of(result.output)));
-  auto value = extract_metric(result.output, metric);
-  if (!value)
-    throw std::runtime_error(fmt::format("{} ({}): no metric in the output of {}\n{}",
-                                         variant.label, variant.device, argv[0],
-                                         tail_of(result.output)));
-  return *value;
+  std::vector<double> values;
+  for (std::size_t i = 0; i <= metrics.secondary.size(); ++i) {
+    auto value = extract_metric(result.output, i == 0 ? metrics.main : metrics.secondary[i - 1]);
+    if (!value)
+      throw std::runtime_error(fmt::format("{} ({}): no {} in the output of {}\n{}", variant.label,
+                                           variant.device, i == 0 ? "metric" : "secondary metric",
+                                           argv[0], tail_of(result.output)));
+    values.push_back(*value);
+  }
+  return values;
 }
 
 bool another_pair_fits(const Measurements& so_far, const Schedule& schedule,
@@ -43,23 +48,34 @@ bool another_pair_fits(const Measurements& so_far, const Schedule& schedule,
 }  // namespace
 
 Measurements measure(const Variant& a, const Variant& b, const std::vector<std::string>& command,
-                     const std::regex& metric, const Schedule& schedule, std::FILE* progress) {
+                     const MetricPatterns& metrics, const Schedule& schedule, std::FILE* progress,
+                     const MeasureObserver& observer) {
   Measurements measurements;
+  measurements.secondary_a.resize(metrics.secondary.size());
+  measurements.secondary_b.resize(metrics.secondary.size());
   auto start = Clock::now();
   for (int i = 0; i < schedule.warmup_pairs; ++i) {
-    double warm_a = run_once(a, command, metric, schedule);
-    double warm_b = run_once(b, command, metric, schedule);
+    double warm_a = run_once(a, command, metrics, schedule).front();
+    double warm_b = run_once(b, command, metrics, schedule).front();
     if (progress) fmt::print(progress, "warm-up {}: A {:g}  B {:g}\n", i + 1, warm_a, warm_b);
     ++measurements.warmup_pairs;
+    if (observer.warmed_up) observer.warmed_up(measurements.warmup_pairs);
   }
   auto measuring_start = Clock::now();
   while (another_pair_fits(measurements, schedule, Clock::now() - start,
                            Clock::now() - measuring_start)) {
-    measurements.a.push_back(run_once(a, command, metric, schedule));
-    measurements.b.push_back(run_once(b, command, metric, schedule));
+    auto values_a = run_once(a, command, metrics, schedule);
+    auto values_b = run_once(b, command, metrics, schedule);
+    measurements.a.push_back(values_a.front());
+    measurements.b.push_back(values_b.front());
+    for (std::size_t i = 0; i < metrics.secondary.size(); ++i) {
+      measurements.secondary_a[i].push_back(values_a[i + 1]);
+      measurements.secondary_b[i].push_back(values_b[i + 1]);
+    }
     if (progress)
       fmt::print(progress, "pair {}: A {:g}  B {:g}\n", measurements.a.size(),
                  measurements.a.back(), measurements.b.back());
+    if (observer.measured) observer.measured(measurements);
   }
   measurements.elapsed = Clock::now() - start;
   return measurements;

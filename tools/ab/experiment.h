@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -23,14 +24,31 @@ struct Schedule {
 
 struct Measurements {
   std::vector<double> a, b;  // a[i] and b[i] ran next to each other
+  // Per secondary metric, its value in run i of A and of B (the runs of `a` and `b`).
+  std::vector<std::vector<double>> secondary_a, secondary_b;
   int warmup_pairs = 0;
   std::chrono::duration<double> elapsed{};
 };
 
-// Runs the experiment. `progress`, if not null, gets a line per pair. Throws std::runtime_error
-// when a run fails or prints no metric (with the tail of its output): a broken workload is an
-// error, never a data point.
+// Told on the measuring thread after each warm-up pair and each measured pair (binder-ab's
+// progress line, tools/ab/progress.h).
+struct MeasureObserver {
+  std::function<void(int warmup_pairs_done)> warmed_up;
+  std::function<void(const Measurements& so_far)> measured;
+};
+
+// What to read from a run's output: the metric the experiment is about, and further ones read
+// from the same runs (--latency) for the plot and the JSON.
+struct MetricPatterns {
+  std::regex main;
+  std::vector<std::regex> secondary;
+};
+
+// Runs the experiment. `progress`, if not null, gets a line per pair (-v). Throws
+// std::runtime_error when a run fails or lacks one of the metrics (with the tail of its output):
+// a broken workload is an error, never a data point.
 Measurements measure(const Variant& a, const Variant& b, const std::vector<std::string>& command,
-                     const std::regex& metric, const Schedule& schedule, std::FILE* progress);
+                     const MetricPatterns& metrics, const Schedule& schedule, std::FILE* progress,
+                     const MeasureObserver& observer = {});
 
 }  // namespace cused::tools::ab

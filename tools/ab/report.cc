@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace cused::tools::ab {
@@ -51,6 +52,25 @@ nlohmann::json variant_json(const Variant& variant, const std::vector<double>& r
           {"summary", summary_json(summary)}};
 }
 
+nlohmann::json secondary_json(const std::vector<SecondaryMetric>& metrics) {
+  auto out = nlohmann::json::array();
+  for (const auto& metric : metrics)
+    out.push_back({{"name", metric.name},
+                   {"better", metric.better == Better::higher ? "higher" : "lower"},
+                   {"a", {{"runs", metric.runs_a}, {"summary", summary_json(metric.summary_a)}}},
+                   {"b", {{"runs", metric.runs_b}, {"summary", summary_json(metric.summary_b)}}},
+                   {"ratio",
+                    {{"value", metric.interval.ratio},
+                     {"low", metric.interval.low},
+                     {"high", metric.interval.high},
+                     {"confidence", metric.interval.confidence}}},
+                   {"verdict",
+                    {{"detected", metric.verdict.detected},
+                     {"improvement_percent", metric.verdict.improvement_percent},
+                     {"text", metric.verdict.text}}}});
+  return out;
+}
+
 // Deterministic jitter in [-1, 1] for run `index`, so that a plot does not change between renders.
 double jitter(std::size_t index) {
   return std::fmod(static_cast<double>(index) * 0.618033988749895, 1.0) * 2 - 1;
@@ -88,6 +108,12 @@ Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap) {
   analysis.note = detection_note(analysis.verdict, analysis.target_percent);
   analysis.seed = bootstrap.seed;
   analysis.resamples = bootstrap.resamples;
+  for (auto& metric : analysis.secondary) {
+    metric.summary_a = summarize(metric.runs_a);
+    metric.summary_b = summarize(metric.runs_b);
+    metric.interval = bootstrap_ratio_of_medians(metric.runs_a, metric.runs_b, bootstrap);
+    metric.verdict = judge(metric.interval, metric.better);
+  }
   return analysis;
 }
 
@@ -141,7 +167,8 @@ nlohmann::json to_json(const Analysis& analysis) {
             {"high_percent", analysis.verdict.high_percent},
             {"text", analysis.verdict.text},
             {"target_percent", analysis.target_percent},
-            {"note", analysis.note}}}};
+            {"note", analysis.note}}},
+          {"secondary", secondary_json(analysis.secondary)}};
 }
 
 Analysis from_json(const nlohmann::json& record) {
@@ -160,76 +187,245 @@ Analysis from_json(const nlohmann::json& record) {
     *runs = entry.at("runs").get<std::vector<double>>();
   }
   analysis.target_percent = record.at("verdict").at("target_percent").get<double>();
+  // Runs saved before --latency existed have no secondary metrics.
+  for (const auto& entry : record.value("secondary", nlohmann::json::array())) {
+    SecondaryMetric metric;
+    metric.name = entry.at("name").get<std::string>();
+    metric.better =
+        entry.at("better").get<std::string>() == "lower" ? Better::lower : Better::higher;
+    metric.runs_a = entry.at("a").at("runs").get<std::vector<double>>();
+    metric.runs_b = entry.at("b").at("runs").get<std::vector<double>>();
+    analysis.secondary.push_back(std::move(metric));
+  }
   return analysis;
 }
 
-std::string svg_plot(const Analysis& analysis) {
-  constexpr double kWidth = 720, kLeft = 150, kRight = 30, kTop = 50, kRow = 90;
-  double height = kTop + 2 * kRow + 50;
-  double low = std::min(analysis.summary_a.min, analysis.summary_b.min);
-  double high = std::max(analysis.summary_a.max, analysis.summary_b.max);
+namespace {
+
+constexpr double kFont = 12, kTitleFont = 14, kSmallFont = 10, kLineHeight = 15;
+constexpr double kEm = 0.6;  // a character's width, in em, on the wide side for sans-serif
+constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e"};  // A, B
+
+// The UTF-8 characters of `text` ("…" is one), so that wrapping never splits one.
+std::vector<std::string> characters(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t length = 1;
+    while (i + length < text.size() &&
+           (static_cast<unsigned char>(text[i + length]) & 0xC0) == 0x80)
+      ++length;
+    out.push_back(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+bool break_after(const std::string& character) {
+  return character == " " || character == "," || character == ":" || character == "=" ||
+         character == "/";
+}
+
+// Lines of at most `max_chars` characters, broken after a space or a separator (, : = /) where
+// one is in the line's last two thirds, so that a spec such as fast:alloc_lock=spin-install,
+// pages=lazy breaks between its keys; a word longer than a line is cut.
+std::vector<std::string> wrap(const std::string& text, double max_chars) {
+  auto limit = static_cast<std::size_t>(std::max(8.0, std::floor(max_chars)));
+  auto chars = characters(text);
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  auto take = [&](std::size_t count) {
+    std::string line;
+    for (std::size_t k = 0; k < count; ++k) line += chars[start + k];
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    lines.push_back(line);
+    start += count;
+  };
+  while (chars.size() - start > limit) {
+    std::size_t cut = limit;
+    for (std::size_t k = limit; k > limit / 3; --k)
+      if (break_after(chars[start + k - 1])) {
+        cut = k;
+        break;
+      }
+    take(cut);
+  }
+  if (start < chars.size() || lines.empty()) take(chars.size() - start);
+  return lines;
+}
+
+// One <text> per line, the first baseline at `y`; returns the baseline after the last.
+double text_lines(std::string& svg, double x, double y, const std::vector<std::string>& lines,
+                  double font_size, const std::string& attributes = "") {
+  for (const auto& line : lines) {
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\"{}>{}</text>\n", x, y,
+                       font_size, attributes, escape_xml(line));
+    y += std::max(kLineHeight, font_size + 4);
+  }
+  return y;
+}
+
+// One panel's data: a metric's runs and statistics for A and B.
+struct Panel {
+  std::string metric;
+  Better better;
+  std::array<const std::vector<double>*, 2> runs;
+  std::array<const Summary*, 2> summaries;
+  RatioInterval interval;
+  std::string verdict;
+};
+
+std::string ratio_line(const Panel& panel) {
+  return fmt::format("B/A = {:.3f}, {:.3g} % CI [{:.3f}, {:.3f}]: {}", panel.interval.ratio,
+                     panel.interval.confidence * 100, panel.interval.low, panel.interval.high,
+                     panel.verdict);
+}
+
+// The boxes, dots and axis of one panel; `left`/`right` bound its data area.
+void draw_panel(std::string& svg, const Panel& panel, double left, double right,
+                const std::array<double, 2>& centres, double axis_y,
+                const std::vector<std::string>& axis_label) {
+  double low = std::min(panel.summaries[0]->min, panel.summaries[1]->min);
+  double high = std::max(panel.summaries[0]->max, panel.summaries[1]->max);
   double pad = std::max((high - low) * 0.05, std::abs(high) * 1e-3 + 1e-12);
   low -= pad;
   high += pad;
-  auto x = [&](double value) {
-    return kLeft + (value - low) / (high - low) * (kWidth - kLeft - kRight);
-  };
-
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"20\" font-size=\"14\">{3}: {4} ({5})</text>\n"
-      "<text x=\"{2}\" y=\"38\">B/A = {6:.3f}, {7:.3g} % CI [{8:.3f}, {9:.3f}]: {10}</text>\n",
-      kWidth, height, 10, escape_xml(analysis.name.empty() ? "binder-ab" : analysis.name),
-      escape_xml(analysis.metric_name), better_word(analysis.better), analysis.interval.ratio,
-      analysis.interval.confidence * 100, analysis.interval.low, analysis.interval.high,
-      escape_xml(analysis.verdict.text));
-  struct Row {
-    const char* tag;
-    const Variant* variant;
-    const std::vector<double>* runs;
-    const Summary* summary;
-    const char* colour;
-  };
-  Row rows[] = {{"A", &analysis.a, &analysis.runs_a, &analysis.summary_a, "#1f77b4"},
-                {"B", &analysis.b, &analysis.runs_b, &analysis.summary_b, "#ff7f0e"}};
+  auto x = [&](double value) { return left + (value - low) / (high - low) * (right - left); };
   for (std::size_t r = 0; r < 2; ++r) {
-    const auto& row = rows[r];
-    double centre = kTop + kRow * (static_cast<double>(r) + 0.5);
-    const auto& s = *row.summary;
-    svg += fmt::format("<text x=\"10\" y=\"{:.1f}\" font-weight=\"bold\">{}</text>\n", centre - 6,
-                       row.tag);
-    svg += fmt::format("<text x=\"10\" y=\"{:.1f}\">{}</text>\n", centre + 10,
-                       escape_xml(row.variant->label.substr(0, 22)));
+    const auto& s = *panel.summaries[r];
+    double centre = centres[r];
+    const char* colour = kColours[r];
     svg += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", x(s.min),
-        centre, x(s.max), centre, row.colour);
+        centre, x(s.max), centre, colour);
     svg += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"30\" fill=\"{}\" "
         "fill-opacity=\"0.2\" stroke=\"{}\"/>\n",
-        x(s.q1), centre - 15, std::max(1.0, x(s.q3) - x(s.q1)), row.colour, row.colour);
+        x(s.q1), centre - 15, std::max(1.0, x(s.q3) - x(s.q1)), colour, colour);
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
         "stroke-width=\"3\"/>\n",
-        x(s.median), centre - 18, centre + 18, row.colour);
-    for (std::size_t i = 0; i < row.runs->size(); ++i)
+        x(s.median), centre - 18, centre + 18, colour);
+    const auto& runs = *panel.runs[r];
+    for (std::size_t i = 0; i < runs.size(); ++i)
       svg += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\" fill-opacity=\"0.6\"/>\n",
-          x((*row.runs)[i]), centre + 28 + 8 * jitter(i), row.colour);
+          x(runs[i]), centre + 28 + 8 * jitter(i), colour);
   }
-  double axis_y = kTop + 2 * kRow + 5;
-  svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", kLeft,
-                     axis_y, kWidth - kRight, axis_y);
+  svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left,
+                     axis_y, right, axis_y);
   for (double tick : ticks(low, high))
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\"/>"
-        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4:.6g}</text>\n",
-        x(tick), axis_y, axis_y + 5, axis_y + 20, tick);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     (kLeft + kWidth - kRight) / 2, axis_y + 38, escape_xml(analysis.metric_name));
-  svg += "</svg>\n";
-  return svg;
+        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4:.6g}</text>\n",
+        x(tick), axis_y, axis_y + 5, axis_y + 20, tick, kFont);
+  text_lines(svg, (left + right) / 2, axis_y + 38, axis_label, kFont, " text-anchor=\"middle\"");
+}
+
+}  // namespace
+
+double text_width(const std::string& text, double font_size) {
+  return static_cast<double>(characters(text).size()) * font_size * kEm;
+}
+
+std::string svg_plot(const Analysis& analysis) {
+  constexpr double kMargin = 10, kPanelWidth = 440, kPanelPad = 45, kMinRow = 90;
+  constexpr double kLabelChars = 34, kDeviceChars = 44;  // wider labels wrap
+
+  std::vector<Panel> panels{{analysis.metric_name,
+                             analysis.better,
+                             {&analysis.runs_a, &analysis.runs_b},
+                             {&analysis.summary_a, &analysis.summary_b},
+                             analysis.interval,
+                             analysis.verdict.text}};
+  for (const auto& metric : analysis.secondary)
+    panels.push_back({metric.name,
+                      metric.better,
+                      {&metric.runs_a, &metric.runs_b},
+                      {&metric.summary_a, &metric.summary_b},
+                      metric.interval,
+                      metric.verdict.text});
+
+  // The label column: tag, label and device of each variant, wrapped, as wide as they need.
+  struct RowText {
+    std::vector<std::string> label, device;
+  };
+  std::array<RowText, 2> rows;
+  double label_width = text_width("B", kFont);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const Variant& variant = r == 0 ? analysis.a : analysis.b;
+    rows[r].label = wrap(variant.label, kLabelChars);
+    if (variant.device != variant.label) rows[r].device = wrap(variant.device, kDeviceChars);
+    for (const auto& line : rows[r].label)
+      label_width = std::max(label_width, text_width(line, kFont));
+    for (const auto& line : rows[r].device)
+      label_width = std::max(label_width, text_width(line, kSmallFont));
+  }
+  double plots_left = kMargin + label_width + 2 * kMargin;
+  double width = plots_left + kPanelWidth * static_cast<double>(panels.size()) + kMargin;
+
+  std::string body;
+  // The title: the row, the main metric, its B/A, interval and verdict, wrapped to the width.
+  double text_span = width - 2 * kMargin;
+  double y = kMargin + kTitleFont;
+  y = text_lines(
+      body, kMargin, y,
+      wrap(fmt::format("{}: {} ({})", analysis.name.empty() ? "binder-ab" : analysis.name,
+                       analysis.metric_name, better_word(analysis.better)),
+           text_span / (kTitleFont * kEm)),
+      kTitleFont);
+  y = text_lines(body, kMargin, y, wrap(ratio_line(panels[0]), text_span / (kFont * kEm)), kFont);
+
+  // With several panels each says which metric it shows and what its B/A is.
+  double panel_chars = (kPanelWidth - kMargin) / (kFont * kEm);
+  if (panels.size() > 1) {
+    double headers_end = y + 8;
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+      double left = plots_left + kPanelWidth * static_cast<double>(p);
+      double line_y = y + 8;
+      line_y =
+          text_lines(body, left, line_y,
+                     wrap(fmt::format("{} ({})", panels[p].metric, better_word(panels[p].better)),
+                          panel_chars),
+                     kFont, " font-weight=\"bold\"");
+      line_y = text_lines(body, left, line_y, wrap(ratio_line(panels[p]), panel_chars), kFont);
+      headers_end = std::max(headers_end, line_y);
+    }
+    y = headers_end;
+  }
+
+  // The rows: the labels on the left, each panel's box and dots at the row's centre.
+  std::array<double, 2> centres{};
+  double row_top = y + 5;
+  for (std::size_t r = 0; r < 2; ++r) {
+    double lines = 1 + static_cast<double>(rows[r].label.size() + rows[r].device.size());
+    double row_height = std::max(kMinRow, lines * kLineHeight + 25);
+    centres[r] = row_top + row_height / 2;
+    double line_y = text_lines(body, kMargin, row_top + 20, {r == 0 ? "A" : "B"}, kFont,
+                               " font-weight=\"bold\"");
+    line_y = text_lines(body, kMargin, line_y, rows[r].label, kFont);
+    text_lines(body, kMargin, line_y, rows[r].device, kSmallFont, " fill=\"#555\"");
+    row_top += row_height;
+  }
+  double axis_y = row_top + 5;
+  double bottom = axis_y;
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    double left = plots_left + kPanelWidth * static_cast<double>(p);
+    auto axis_label = wrap(panels[p].metric, panel_chars);
+    draw_panel(body, panels[p], left + kPanelPad, left + kPanelWidth - kPanelPad, centres, axis_y,
+               axis_label);
+    bottom = std::max(bottom, axis_y + 38 + kLineHeight * static_cast<double>(axis_label.size()));
+    if (p > 0)
+      body += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ccc\"/>\n",
+          left, y, axis_y);
+  }
+  double height = bottom + kMargin;
+  return fmt::format(
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+             "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"{2}\">\n"
+             "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+             std::ceil(width), std::ceil(height), kFont) +
+         body + "</svg>\n";
 }
 
 }  // namespace cused::tools::ab

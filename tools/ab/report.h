@@ -12,6 +12,17 @@
 
 namespace cused::tools::ab {
 
+// A further number read from the same runs (--latency: binder-throughput's 50 % and 99 %
+// latencies), with its own statistics; the plot draws it beside the main metric.
+struct SecondaryMetric {
+  std::string name;
+  Better better = Better::lower;
+  std::vector<double> runs_a, runs_b;  // run i of each, as the main metric's
+  Summary summary_a, summary_b;
+  RatioInterval interval;
+  Verdict verdict;
+};
+
 struct Analysis {
   std::string name;  // the row's label ("payload 4096")
   std::string metric_name;
@@ -28,9 +39,10 @@ struct Analysis {
   std::vector<std::string> command;
   std::uint64_t seed = 0;
   int resamples = 0;
+  std::vector<SecondaryMetric> secondary;
 };
 
-// The statistics of `runs_a`/`runs_b` filled in from the runs.
+// The statistics of `runs_a`/`runs_b` (and of each secondary metric's) filled in from the runs.
 Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap);
 
 // Which variant is which, what the metric is, then the table's header lines.
@@ -41,6 +53,13 @@ nlohmann::json to_json(const Analysis& analysis);
 // The inverse of to_json for the runs and settings (the statistics are recomputed by analyze).
 Analysis from_json(const nlohmann::json& record);
 
+// One panel per metric, side by side (the main one first), each with a box and dots per variant;
+// the title has the row's name, the main metric's B/A, its interval and the verdict. Labels and
+// titles are wrapped, and the picture widened, so that no text is cut off.
 std::string svg_plot(const Analysis& analysis);
+
+// The width in pixels that `text` takes at `font_size` in the plot's sans-serif font, estimated
+// from its character count on the wide side (0.6 em a character): what the layout reserves.
+double text_width(const std::string& text, double font_size);
 
 }  // namespace cused::tools::ab

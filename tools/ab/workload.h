@@ -26,6 +26,10 @@ std::vector<std::string> substitute(const std::vector<std::string>& words, const
 
 // binder-throughput's "iterations per sec: N".
 inline constexpr const char* kDefaultMetric = R"(iterations per sec: ([0-9.eE+-]+))";
+// binder-throughput's latency percentiles, in ms, from its line "50%: X 90%: X 95%: X 99%: X"
+// (--latency).
+inline constexpr const char* kLatencyP50Metric = R"((?:^|\s)50%: ([0-9.eE+-]+))";
+inline constexpr const char* kLatencyP99Metric = R"((?:^|\s)99%: ([0-9.eE+-]+))";
 
 // The number in the metric's first capture group, from its last match in `output` (a
 // binder-throughput training round prints a line before the real one); nullopt if none parses.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
+#include "core/version.h"
 
 namespace {
 
@@ -113,11 +115,30 @@ std::optional<std::uint32_t> wait_for_service(ServiceManagerProxy& service_manag
   return std::nullopt;
 }
 
+// --help: this tool's own flag, then Google Benchmark's (help2man reads both).
+void print_help() {
+  std::printf(
+      "binder-sendvec: libhwbinder's BM_sendVec_binder (byte vectors of 4..65536 bytes echoed by "
+      "a service) against a live binder device that runs a servicemanager\n\n"
+      "Usage: binder-sendvec [--device=PATH] [--benchmark_... flags]\n\n"
+      "Options:\n"
+      "  --device=PATH   binder device node (default /dev/binder)\n"
+      "  --version       print the version and exit\n"
+      "  --help          print this help and exit\n\n"
+      "Google Benchmark's flags:\n");
+  benchmark::PrintDefaultHelp();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--version") {
+      std::printf("%s\n", cused::version_text("binder-sendvec", nullptr).c_str());
+      return EXIT_SUCCESS;
+    }
   take_device_flag(argc, argv);
-  benchmark::Initialize(&argc, argv);
+  benchmark::Initialize(&argc, argv, print_help);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
 
   std::string name = fmt::format("cused.sendvec.{}", getpid());
