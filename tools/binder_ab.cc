@@ -3,6 +3,8 @@
 // interval and the spread as a Markdown table, and can write every run as JSON and a plot as SVG.
 //
 //   binder-ab [options] A B -- COMMAND ARGS...     ("{dev}" in ARGS becomes the device)
+//   binder-ab --dev-binder [options] A B -- COMMAND ARGS...   (COMMAND opens /dev/binder:
+//                                                  Google's binderThroughputTest)
 //   binder-ab --replay RUN.json...                 (the table again from saved runs)
 //
 // docs/ab.md has the method and a sample table.
@@ -11,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -44,6 +47,8 @@ struct Settings {
   double scale_b = 1;
   bool no_header = false;
   bool verbose = false;
+  bool dev_binder = false;
+  std::string dev_binder_helper;  // default: with-dev-binder beside this program
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -65,16 +70,33 @@ std::string default_name(const std::vector<std::string>& command) {
   return name;
 }
 
+// tools/with-dev-binder, which binder-ab's own build and install put beside it.
+std::string sibling_dev_binder_helper() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "with-dev-binder")
+      .string();
+}
+
+// The workload as it is run: with --dev-binder, under with-dev-binder, so that /dev/binder is the
+// variant's device for a program that opens nothing else (the table still names the program).
+std::vector<std::string> command_to_run(const Settings& settings) {
+  if (!settings.dev_binder) return settings.command;
+  std::vector<std::string> command{
+      settings.dev_binder_helper.empty() ? sibling_dev_binder_helper() : settings.dev_binder_helper,
+      "{dev}"};
+  command.insert(command.end(), settings.command.begin(), settings.command.end());
+  return command;
+}
+
 Analysis measure_and_analyze(const Settings& settings) {
   Analysis analysis;
   analysis.a = resolve_variant(settings.a, settings.mount_dir);
   analysis.b = resolve_variant(settings.b, settings.mount_dir);
-  analysis.command = settings.command;
+  analysis.command = command_to_run(settings);
   analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
   analysis.metric_name = default_metric_name(settings);
   analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
   analysis.target_percent = settings.target_percent;
-  auto measurements = measure(analysis.a, analysis.b, settings.command, std::regex(settings.metric),
+  auto measurements = measure(analysis.a, analysis.b, analysis.command, std::regex(settings.metric),
                               settings.schedule, settings.verbose ? stderr : nullptr);
   analysis.runs_a = std::move(measurements.a);
   analysis.runs_b = std::move(measurements.b);
@@ -185,6 +207,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-header", settings.no_header, "print the table's rows only");
   app.add_flag("-v,--verbose", settings.verbose, "print each pair as it is measured (stderr)");
+  app.add_flag("--dev-binder", settings.dev_binder,
+               "the workload opens /dev/binder and takes no device (Google's "
+               "binderThroughputTest): run it where /dev/binder is the variant's device, in a "
+               "private mount namespace (tools/with-dev-binder; needs CAP_SYS_ADMIN)");
+  app.add_option("--with-dev-binder", settings.dev_binder_helper,
+                 "with --dev-binder: the with-dev-binder program (default: beside binder-ab)");
   try {
     app.parse(options_end, argv);
   } catch (const CLI::ParseError& error) {
