@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <span>
 
+#include "core/passed_files.h"
 #include "core/user_memory.h"
 
 namespace cused::core {
@@ -23,6 +24,15 @@ class Completion {
   // The caller's memory, valid for as long as this completion lives (a parked read writes into
   // the caller's read buffer when work arrives, from another daemon thread).
   virtual UserMemory& user_memory() = 0;
+
+  // The caller's file table, where the frontend can reach it (core/passed_files.h); null: this
+  // caller can neither send nor receive fds.
+  virtual CallerFiles* caller_files() { return nullptr; }
+
+  // True once the caller has stopped waiting for this request by itself (a signal ended a
+  // seccomp notification, which the kernel then abandons): a parked read whose caller has gone
+  // is ended as interrupted, and work is not handed to it.
+  virtual bool abandoned() const { return false; }
 
   // Set by the frontend when the request is interrupted (a signal, S1.12) before it calls
   // Proc::interrupt; core checks it before parking so that an early interrupt is never lost.

@@ -140,6 +140,11 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void flush();
   // S1.9: the last reference is gone. Idempotent.
   void release();
+  // OS thread `tid` of the proc's process has exited: its binder thread, if it has one, is
+  // released as BINDER_THREAD_EXIT releases it (S2.6). For a frontend that cannot see that
+  // ioctl when its argument is NULL (FUSE's restricted ioctls, libbinder's threadDestructor) and
+  // watches its callers' threads instead (docs/binderfs.md).
+  void thread_exited(pid_t tid);
 
   ProcCounts counts() const;
   // Node state for tests and logs: {has_strong, has_weak, local_strong, local_weak,

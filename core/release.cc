@@ -8,6 +8,18 @@
 
 namespace cused::core {
 
+void Proc::thread_exited(pid_t tid) {
+  WakeScope scope(tid);
+  std::shared_ptr<Thread> thread;
+  {
+    sync::LockGuard guard(inner_lock_);
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) return;
+    thread = it->second;
+  }
+  release_thread(thread);
+}
+
 // binder_thread_release. Returns the number of transactions still on the thread's stack.
 int Proc::release_thread(const std::shared_ptr<Thread>& thread) {
   std::shared_ptr<Transaction> send_reply;

@@ -15,11 +15,12 @@ pid_t read_thread_group(pid_t tid) {
   return tgid;
 }
 
-pid_t ThreadGroups::of(pid_t tid) {
+pid_t ThreadGroups::of(pid_t tid, bool* first_seen) {
   Clock::time_point now = now_();
   {
     sync::LockGuard guard(lock_);
     auto it = groups_.find(tid);
+    if (first_seen) *first_seen = it == groups_.end();
     if (it != groups_.end() && now - it->second.read_at < kRecheck) return it->second.tgid;
   }
   pid_t tgid = reader_(tid);

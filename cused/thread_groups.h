@@ -30,7 +30,9 @@ class ThreadGroups {
   explicit ThreadGroups(Reader reader = read_thread_group, Now now = Clock::now)
       : reader_(reader), now_(now) {}
 
-  pid_t of(pid_t tid) CUSED_EXCLUDES(lock_);
+  // `first_seen` (if given) is set when `tid` was not in the cache: a thread new to this cache
+  // (or one pruned from it since).
+  pid_t of(pid_t tid, bool* first_seen = nullptr) CUSED_EXCLUDES(lock_);
   std::size_t cached() CUSED_EXCLUDES(lock_);
 
  private:

@@ -167,7 +167,11 @@ bool Filesystem::fill_attr(fuse_ino_t ino, struct stat& st) const {
       st.st_size = kFeatureContent.size();
       return true;
     case Kind::kDevice:
+      // A regular file to FUSE (a character device inode would be opened by the kernel's own
+      // driver): clients that check fstat before mmap (Python's mmap) refuse to map past the
+      // end of a regular file, so the node reports the largest buffer space binder uses (S1.4).
       st.st_mode = S_IFREG | (options_.device_attributes.mode & 07777);
+      st.st_size = static_cast<off_t>(uapi::kMaxMappedSize);  // the size of its memfd too
       st.st_uid = options_.device_attributes.uid;
       st.st_gid = options_.device_attributes.gid;
       return true;
@@ -367,6 +371,7 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
     if (!node.empty()) file = std::move(node.mapped());
   }
   if (file && file->proc()) {
+    thread_exits_.forget(file->proc().get());
     run_guarded(
         RequestEntry::kBinderfs, "release", [&] { file->proc()->release(); },  // S1.9
         [](int) {});
@@ -384,7 +389,10 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
   bool uring = fuse_req_is_uring(req);
   if (uring) uring_ioctls_.fetch_add(1, std::memory_order_relaxed);
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  core::IoctlRequest request{file.thread_group_of(ctx->pid),
+  bool first_seen = false;
+  pid_t caller = file.thread_group_of(ctx->pid, &first_seen);
+  if (first_seen && caller == file.proc()->pid()) thread_exits_.watch(file.proc(), ctx->pid);
+  core::IoctlRequest request{caller,
                              ctx->pid,
                              ctx->uid,
                              cmd,

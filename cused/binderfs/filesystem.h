@@ -28,6 +28,7 @@
 #include "cused/binderfs/interrupt_worker.h"
 #include "cused/binderfs/logs_dir.h"
 #include "cused/binderfs/uring_requests.h"
+#include "cused/thread_exit_watcher.h"
 
 namespace cused::binderfs {
 
@@ -79,6 +80,8 @@ class Filesystem {
   // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
   // FUSE file).
   void set_mount_device(dev_t dev) { mount_device_.store(dev, std::memory_order_relaxed); }
+  // Client threads whose exit is being watched (tests).
+  std::size_t watched_threads() const { return thread_exits_.watched(); }
   // ioctls that arrived over FUSE io_uring rather than /dev/fuse reads (proof of the mode).
   std::uint64_t uring_ioctls() const { return uring_ioctls_.load(std::memory_order_relaxed); }
   // Open device files (procs) right now; for tests, stats and leak checks.
@@ -139,6 +142,9 @@ class Filesystem {
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
   UringRequests uring_requests_;
+  // S2.6 without the ioctl: FUSE refuses BINDER_THREAD_EXIT's NULL argument
+  // (thread_exit_watcher.h).
+  ThreadExitWatcher thread_exits_;
   std::atomic<dev_t> mount_device_{0};
   std::atomic<std::uint64_t> uring_ioctls_{0};
 

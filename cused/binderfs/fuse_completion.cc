@@ -89,8 +89,9 @@ std::pair<long, std::size_t> IoctlCompletion::copy_out(long result,
                                                        std::span<const std::byte> out) {
   std::size_t size = std::min(out.size(), out_size_);
   if (copy_out_to_ && size > 0) {
-    // copy_to_user: a caller whose argument is not writable gets EFAULT, as from the kernel.
-    if (memory_.write(*copy_out_to_, out.data(), size) != 0) result = -EFAULT;
+    // copy_to_user: a caller whose argument is not writable gets the kernel's errno (EFAULT,
+    // EINVAL for BINDER_VERSION).
+    if (memory_.write(*copy_out_to_, out.data(), size) != 0) result = -copy_out_errno_;
     size = 0;
   }
   return {result, size};

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,11 +27,14 @@ class IoctlCompletion final : public core::Completion, public UringRequests::Req
   // `copy_out_to`: the caller's argument address of an unrestricted ioctl (CUSE); the answer's
   // argument is written there before the reply, which then carries no data. Without it the
   // argument goes back in the reply (restricted FUSE ioctl).
+  // `copy_out_errno`: what a failed copy-out answers (core/ioctl_argument.h).
   IoctlCompletion(fuse_req_t req, pid_t tid, std::size_t out_size, std::weak_ptr<core::Proc> proc,
-                  InterruptWorker& interrupts, std::optional<std::uint64_t> copy_out_to = {})
+                  InterruptWorker& interrupts, std::optional<std::uint64_t> copy_out_to = {},
+                  int copy_out_errno = EFAULT)
       : req_(req),
         out_size_(out_size),
         copy_out_to_(copy_out_to),
+        copy_out_errno_(copy_out_errno),
         memory_(tid),
         tid_(tid),
         proc_(std::move(proc)),
@@ -59,6 +63,7 @@ class IoctlCompletion final : public core::Completion, public UringRequests::Req
   fuse_req_t req_;  // nullptr once replied
   std::size_t out_size_;
   std::optional<std::uint64_t> copy_out_to_;
+  int copy_out_errno_;
   ProcessMemory memory_;
   pid_t tid_;
   std::weak_ptr<core::Proc> proc_;

@@ -22,7 +22,9 @@ class OpenFile {
   bool nonblock() const { return nonblock_; }
 
   // FUSE names the calling thread; binder needs its thread group too (S1.3).
-  pid_t thread_group_of(pid_t tid) { return thread_groups_.of(tid); }
+  pid_t thread_group_of(pid_t tid, bool* first_seen = nullptr) {
+    return thread_groups_.of(tid, first_seen);
+  }
 
  private:
   const std::shared_ptr<core::Proc> proc_;

@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <span>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "core/buffer_file.h"
+#include "core/ioctl_argument.h"
 #include "cused/binderfs/fuse_completion.h"
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
@@ -22,11 +24,6 @@
 namespace cused::cuse {
 
 namespace {
-
-// The largest argument a binder ioctl has (binder_write_read is 48 bytes, the debug-info
-// structs 24). A command that encodes more is none of binder's: EINVAL, as binder_ioctl answers
-// any unknown command.
-constexpr std::size_t kMaxIoctlArgument = 256;
 
 Device& self(fuse_req_t req) { return *static_cast<Device*>(fuse_req_userdata(req)); }
 
@@ -124,21 +121,21 @@ void Device::token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg
 
 void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uint64_t arg) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  std::size_t size = _IOC_SIZE(cmd);
-  if (size > kMaxIoctlArgument) return reply_error(req, EINVAL);
-  // What a restricted ioctl would have carried: the argument in for _IOC_WRITE, out for _IOC_READ.
-  std::size_t in_size = (_IOC_DIR(cmd) & _IOC_WRITE) ? size : 0;
-  std::size_t out_size = (_IOC_DIR(cmd) & _IOC_READ) ? size : 0;
-  std::array<std::byte, kMaxIoctlArgument> in;
-  if (ProcessMemory(ctx->pid).read(arg, in.data(), in_size) != 0) return reply_error(req, EFAULT);
+  // Exactly what binder_ioctl copies, so that an argument it never reads may be NULL
+  // (BINDER_THREAD_EXIT, BINDER_SET_CONTEXT_MGR). A failed copy-in reaches core as an empty
+  // argument, and core answers with the kernel's errno for that command.
+  core::IoctlArgument argument = core::kernel_ioctl_argument(cmd);
+  std::array<std::byte, sizeof(binder_write_read)> in;
+  std::size_t in_size = std::min(argument.copy_in, in.size());
+  if (in_size > 0 && ProcessMemory(ctx->pid).read(arg, in.data(), in_size) != 0) in_size = 0;
   core::IoctlRequest request{file.thread_groups.of(ctx->pid),
                              ctx->pid,
                              ctx->uid,
                              cmd,
                              std::span<const std::byte>(in.data(), in_size),
                              file.nonblock};
-  auto completion = std::make_unique<binderfs::IoctlCompletion>(req, ctx->pid, out_size, file.proc,
-                                                                interrupts_, arg);
+  auto completion = std::make_unique<binderfs::IoctlCompletion>(
+      req, ctx->pid, argument.copy_out, file.proc, interrupts_, arg, argument.copy_out_errno);
   completion->watch_interrupts();
   file.proc->ioctl(request, std::move(completion));
 }

@@ -90,19 +90,20 @@ void alloc_free(benchmark::State& state, Config config) {
   // Buffers still live go with the allocator (thread 0 deletes the world below; the other threads
   // must not touch it after their loop).
   state.SetItemsProcessed(state.iterations());
-  if (!latencies.empty()) {
-    std::sort(latencies.begin(), latencies.end());
-    auto at = [&](double q) {
-      return latencies[static_cast<std::size_t>(q * (latencies.size() - 1))];
-    };
-    state.counters["p50_ns"] = benchmark::Counter(at(0.50), benchmark::Counter::kAvgThreads);
-    state.counters["p99_ns"] = benchmark::Counter(at(0.99), benchmark::Counter::kAvgThreads);
-  }
+  // Every run sets the same counters: Google Benchmark's CSV output takes its columns from the
+  // first run and aborts on a counter that a later run adds.
+  std::sort(latencies.begin(), latencies.end());
+  auto at = [&](double q) {
+    return latencies.empty() ? 0.0
+                             : latencies[static_cast<std::size_t>(q * (latencies.size() - 1))];
+  };
+  state.counters["p50_ns"] = benchmark::Counter(at(0.50), benchmark::Counter::kAvgThreads);
+  state.counters["p99_ns"] = benchmark::Counter(at(0.99), benchmark::Counter::kAvgThreads);
   state.counters["failed"] = benchmark::Counter(static_cast<double>(failures));
   if (state.thread_index() == 0) {
-    if (world->shrinker)
-      state.counters["reclaimed_pages"] =
-          benchmark::Counter(static_cast<double>(world->shrinker->stats().pages));
+    // 0 without the stress shrinker: nothing reclaims during the run.
+    state.counters["reclaimed_pages"] = benchmark::Counter(
+        world->shrinker ? static_cast<double>(world->shrinker->stats().pages) : 0.0);
     delete world;
     world = nullptr;
   }

@@ -48,15 +48,6 @@ flat_binder_object FdObject(int fd) {
   return object;
 }
 
-// Waits for one incoming transaction: a read that is exactly BR_NOOP, BR_TRANSACTION (S3.6).
-::testing::AssertionResult ReceiveTransaction(const Endpoint& endpoint, Return& txn) {
-  std::vector<Return> returns;
-  if (auto result = endpoint.read(returns); !result) return result;
-  if (auto result = HasCodes(returns, {BR_NOOP, BR_TRANSACTION}); !result) return result;
-  txn = returns[1];
-  return ::testing::AssertionSuccess();
-}
-
 // Frees `txn`'s buffer and replies; the replier's next read is BR_NOOP, BR_TRANSACTION_COMPLETE.
 void FreeAndReply(const Endpoint& endpoint, const Return& txn, std::string_view data,
                   Commands before = {}) {
@@ -99,16 +90,6 @@ std::uint32_t ReceiveRegisteredHandle(const Endpoint& manager, Return& txn) {
   EXPECT_EQ(object.hdr.type, static_cast<std::uint32_t>(BINDER_TYPE_HANDLE));
   EXPECT_EQ(object.cookie, 0u);
   return object.handle;
-}
-
-// The caller's side of a call to the manager whose reply fails (S3.6): its deferred completion,
-// then `failure`, in one read or two.
-void CallAndExpectFailureAfterCompletion(const Endpoint& caller, std::string_view data,
-                                         std::uint32_t failure) {
-  ASSERT_EQ(caller.write(Commands().transaction(0, kCallCode, data)), 0);
-  std::vector<Return> returns;
-  ASSERT_TRUE(caller.read_until(failure, returns));
-  EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, failure}));
 }
 
 // ---- ioctls (S2) ----

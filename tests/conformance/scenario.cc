@@ -41,4 +41,20 @@ void ManagerReceivesNothing(const Channel& sent, const char* delivered,
       client);
 }
 
+::testing::AssertionResult ReceiveTransaction(const Endpoint& endpoint, Return& txn) {
+  std::vector<Return> returns;
+  if (auto result = endpoint.read(returns); !result) return result;
+  if (auto result = HasCodes(returns, {BR_NOOP, BR_TRANSACTION}); !result) return result;
+  txn = returns[1];
+  return ::testing::AssertionSuccess();
+}
+
+void CallAndExpectFailureAfterCompletion(const Endpoint& caller, std::string_view data,
+                                         std::uint32_t failure) {
+  ASSERT_EQ(caller.write(Commands().transaction(0, kCallCode, data)), 0);
+  std::vector<Return> returns;
+  ASSERT_TRUE(caller.read_until(failure, returns));
+  EXPECT_TRUE(HasCodes(returns, {BR_TRANSACTION_COMPLETE, failure}));
+}
+
 }  // namespace cused::conformance

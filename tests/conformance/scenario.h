@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 
 #include "tests/conformance/endpoint.h"
 #include "tests/conformance/process_harness.h"
@@ -28,5 +29,13 @@ void ManagerAndClient(const std::function<void(const Endpoint&)>& manager,
 // sends it when it is done), it has nothing to read, else it fails with `delivered`.
 void ManagerReceivesNothing(const Channel& sent, const char* delivered,
                             const std::function<void(const Endpoint&)>& client);
+
+// Waits for one incoming transaction: a read that is exactly BR_NOOP, BR_TRANSACTION (S3.6).
+::testing::AssertionResult ReceiveTransaction(const Endpoint& endpoint, Return& txn);
+
+// The caller's side of a call to the manager whose reply fails (S3.6): its deferred completion,
+// then `failure`, in one read or two.
+void CallAndExpectFailureAfterCompletion(const Endpoint& caller, std::string_view data,
+                                         std::uint32_t failure);
 
 }  // namespace cused::conformance
