@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 #include "cused/thread_groups.h"
 #include "uapi/binder.h"
 

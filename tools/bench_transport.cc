@@ -39,8 +39,8 @@
 #include "client/ipc_thread.h"
 #include "core/process_vm.h"
 #include "cused/binderfs/filesystem.h"
-#include "cused/binderfs/fuse.h"
 #include "cused/binderfs/mount.h"
+#include "cused/fuse/fuse.h"
 
 namespace {
 

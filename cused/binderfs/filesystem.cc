@@ -14,9 +14,9 @@
 #include "core/buffer_file.h"
 #include "core/proc.h"
 #include "core/protocol_features.h"
-#include "cused/binderfs/fuse_completion.h"
 #include "cused/binderfs/maps_finder.h"
 #include "cused/binderfs/open_file.h"
+#include "cused/fuse/ioctl_completion.h"
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "uapi/binder.h"
@@ -399,7 +399,7 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
                              std::span(static_cast<const std::byte*>(in), in_size),
                              file.nonblock()};
   auto completion =
-      std::make_unique<IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
+      std::make_unique<fuse::IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
   completion->watch_interrupts(uring ? &uring_requests_ : nullptr);
   file.proc()->ioctl(request, std::move(completion));
 }
@@ -454,7 +454,7 @@ void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
     if (ph) fuse_pollhandle_destroy(ph);
     return static_cast<void>(fuse::reply_poll(req, 0));
   }
-  reply_poll(req, *file_of(fi).proc(), fuse_req_ctx(req)->pid, ph);
+  fuse::reply_proc_poll(req, *file_of(fi).proc(), fuse_req_ctx(req)->pid, ph);
 }
 
 namespace {

@@ -24,10 +24,10 @@
 #include "core/alloc/page_lru.h"
 #include "core/device.h"
 #include "core/sync/mutex.h"
-#include "cused/binderfs/fuse.h"
-#include "cused/binderfs/interrupt_worker.h"
 #include "cused/binderfs/logs_dir.h"
-#include "cused/binderfs/uring_requests.h"
+#include "cused/fuse/fuse.h"
+#include "cused/fuse/uring_requests.h"
+#include "cused/request/interrupt_worker.h"
 #include "cused/thread_exit_watcher.h"
 
 namespace cused::binderfs {
@@ -141,7 +141,7 @@ class Filesystem {
 
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
-  UringRequests uring_requests_;
+  fuse::UringRequests uring_requests_;
   // S2.6 without the ioctl: FUSE refuses BINDER_THREAD_EXIT's NULL argument
   // (thread_exit_watcher.h).
   ThreadExitWatcher thread_exits_;

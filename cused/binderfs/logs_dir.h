@@ -18,7 +18,7 @@
 #include "core/device.h"
 #include "core/driver.h"
 #include "core/sync/mutex.h"
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 
 namespace cused::binderfs {
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "cused/binderfs/filesystem.h"
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 
 namespace cused::binderfs {
 

@@ -14,7 +14,7 @@
 
 #include "core/buffer_file.h"
 #include "core/ioctl_argument.h"
-#include "cused/binderfs/fuse_completion.h"
+#include "cused/fuse/ioctl_completion.h"
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "cused/process_memory.h"
@@ -134,7 +134,7 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
                              cmd,
                              std::span<const std::byte>(in.data(), in_size),
                              file.nonblock};
-  auto completion = std::make_unique<binderfs::IoctlCompletion>(
+  auto completion = std::make_unique<fuse::IoctlCompletion>(
       req, ctx->pid, argument.copy_out, file.proc, interrupts_, arg, argument.copy_out_errno);
   completion->watch_interrupts();
   file.proc->ioctl(request, std::move(completion));
@@ -142,7 +142,7 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
 
 void Device::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
   auto& file = *reinterpret_cast<OpenFile*>(fi->fh);
-  binderfs::reply_poll(req, *file.proc, fuse_req_ctx(req)->pid, ph);
+  fuse::reply_proc_poll(req, *file.proc, fuse_req_ctx(req)->pid, ph);
 }
 
 namespace {

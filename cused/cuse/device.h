@@ -21,9 +21,9 @@
 #include "core/device.h"
 #include "core/proc.h"
 #include "core/sync/mutex.h"
-#include "cused/binderfs/interrupt_worker.h"
 #include "cused/cuse/cuse.h"
 #include "cused/cuse/shim_mapping.h"
+#include "cused/request/interrupt_worker.h"
 #include "cused/thread_groups.h"
 
 namespace cused::cuse {
@@ -66,7 +66,7 @@ class Device {
   void token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg);
 
   const std::shared_ptr<core::Device> device_;
-  binderfs::InterruptWorker interrupts_;
+  InterruptWorker interrupts_;
   mutable sync::Mutex lock_;  // guards the open files
   std::map<const OpenFile*, std::unique_ptr<OpenFile>> open_files_ CUSED_GUARDED_BY(lock_);
   std::unordered_map<std::uint64_t, std::shared_ptr<ShimMapping>> by_token_ CUSED_GUARDED_BY(lock_);

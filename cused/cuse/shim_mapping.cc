@@ -8,7 +8,7 @@
 #include <string>
 #include <system_error>
 
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 
 namespace cused::cuse {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 #include "cused/request/failures.h"
 
 namespace cused::fuse {

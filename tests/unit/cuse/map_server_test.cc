@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "client/preload/map_client.h"
-#include "cused/binderfs/fuse.h"
+#include "cused/fuse/fuse.h"
 #include "cused/cuse/shim_mapping.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <map>
 #include <thread>
 
-#include "cused/binderfs/uring_requests.h"
+#include "cused/request/signal_watcher.h"
 #include "cused/proc_status.h"
 
 namespace cused {
@@ -100,13 +100,13 @@ TEST(UnblockedSignal, ABlockedPendingSignalIsNoReason) {
   bool before = true, blocked_pending = true;
   std::thread([&] {
     pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-    before = binderfs::has_unblocked_signal(tid);
+    before = has_unblocked_signal(tid);
     sigset_t usr1;
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
     syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
-    blocked_pending = binderfs::has_unblocked_signal(tid);
+    blocked_pending = has_unblocked_signal(tid);
     int taken = 0;
     sigwait(&usr1, &taken);
   }).join();
@@ -124,9 +124,9 @@ TEST(UnblockedSignal, APendingSignalTheThreadTakesIsAReason) {
   ASSERT_EQ(kill(child, SIGSTOP), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
-  EXPECT_FALSE(binderfs::has_unblocked_signal(child));
+  EXPECT_FALSE(has_unblocked_signal(child));
   ASSERT_EQ(kill(child, SIGUSR1), 0);
-  EXPECT_TRUE(binderfs::has_unblocked_signal(child));
+  EXPECT_TRUE(has_unblocked_signal(child));
   kill(child, SIGKILL);
   waitpid(child, &status, 0);
 }

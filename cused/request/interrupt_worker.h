@@ -22,7 +22,7 @@ namespace cused::core {
 class Proc;
 }
 
-namespace cused::binderfs {
+namespace cused {
 
 class InterruptWorker {
  public:
@@ -49,4 +49,4 @@ class InterruptWorker {
   std::thread thread_;
 };
 
-}  // namespace cused::binderfs
+}  // namespace cused

@@ -1,4 +1,4 @@
-#include "cused/binderfs/uring_requests.h"
+#include "cused/request/signal_watcher.h"
 
 #include <signal.h>
 
@@ -10,7 +10,7 @@
 #include "cused/proc_status.h"
 #include "cused/request/failures.h"
 
-namespace cused::binderfs {
+namespace cused {
 
 namespace {
 
@@ -31,77 +31,19 @@ bool has_unblocked_signal(pid_t tid) {
   return (pending & (~blocked | mask_of(SIGKILL))) != 0;
 }
 
-UringRequests::ReplyPass::ReplyPass(UringRequests& requests) : requests_(requests) {
-  // Sequentially consistent with close(): either close() sees this reply in progress and waits,
-  // or this pass sees the rings closed.
-  requests_.replying_.fetch_add(1);
-  open_ = !requests_.closed_.load();
-  if (!open_) requests_.replying_.fetch_sub(1);
-}
-
-UringRequests::ReplyPass::~ReplyPass() {
-  if (open_) requests_.replying_.fetch_sub(1);
-}
-
-UringRequests::UringRequests() = default;
-
-// The threads start with the first io_uring request: a classic /dev/fuse mount never has one.
-void UringRequests::start_threads() {
-  std::call_once(started_, [this] {
-    watcher_ = std::thread([this] { watch(); });
-    replier_ = std::thread([this] { send_replies(); });
-  });
-}
-
-UringRequests::~UringRequests() {
+SignalWatcher::~SignalWatcher() {
   {
     sync::LockGuard guard(lock_);
     stopping_ = true;
   }
   wake_.notify_one();
   if (watcher_.joinable()) watcher_.join();
-  {
-    sync::LockGuard guard(replies_lock_);
-    replies_stopping_ = true;
-  }
-  replies_wake_.notify_one();
-  if (replier_.joinable()) replier_.join();
   sync::LockGuard guard(lock_);
   outstanding_.clear();  // unlinks what the frontend did not answer (safe_link hooks)
 }
 
-void UringRequests::reply_later(std::function<void()> reply) {
-  start_threads();
-  {
-    sync::LockGuard guard(replies_lock_);
-    replies_.push_back(std::move(reply));
-  }
-  replies_wake_.notify_one();
-}
-
-void UringRequests::send_replies() {
-  while (std::optional<std::function<void()>> reply = take_reply()) {
-    run_guarded(
-        RequestEntry::kWorker, "io_uring reply",
-        [&] {
-          ReplyPass pass(*this);
-          if (pass.open()) (*reply)();
-        },
-        [](int) {});
-  }
-}
-
-std::optional<std::function<void()>> UringRequests::take_reply() {
-  sync::LockGuard guard(replies_lock_);
-  while (!replies_stopping_ && replies_.empty()) replies_wake_.wait(replies_lock_);
-  if (replies_.empty()) return std::nullopt;  // stopping, everything sent
-  auto reply = std::move(replies_.front());
-  replies_.pop_front();
-  return reply;
-}
-
-void UringRequests::track(Request& request) {
-  start_threads();
+void SignalWatcher::track(Request& request) {
+  std::call_once(started_, [this] { watcher_ = std::thread([this] { watch(); }); });
   bool watcher_idle;
   {
     sync::LockGuard guard(lock_);
@@ -114,21 +56,16 @@ void UringRequests::track(Request& request) {
   if (watcher_idle) wake_.notify_one();
 }
 
-void UringRequests::untrack(Request& request) {
+void SignalWatcher::untrack(Request& request) {
   sync::LockGuard guard(lock_);
   if (request.is_linked()) outstanding_.erase(outstanding_.iterator_to(request));
 }
 
-void UringRequests::close() {
-  closed_.store(true);
-  while (replying_.load() != 0) std::this_thread::yield();
-}
-
-void UringRequests::watch() {
+void SignalWatcher::watch() {
   while (std::optional<std::vector<pid_t>> due = next_scan()) {
     if (due->empty()) continue;
     run_guarded(
-        RequestEntry::kWorker, "io_uring signal scan",
+        RequestEntry::kWorker, "signal scan",
         [&] {
           std::vector<pid_t> hit = signalled(*due);
           sync::LockGuard guard(lock_);
@@ -138,7 +75,7 @@ void UringRequests::watch() {
   }
 }
 
-std::optional<std::vector<pid_t>> UringRequests::next_scan() {
+std::optional<std::vector<pid_t>> SignalWatcher::next_scan() {
   sync::LockGuard guard(lock_);
   idle_ = true;
   while (!stopping_ && outstanding_.empty()) wake_.wait(lock_);
@@ -156,14 +93,14 @@ std::optional<std::vector<pid_t>> UringRequests::next_scan() {
   return due;
 }
 
-std::vector<pid_t> UringRequests::signalled(const std::vector<pid_t>& tids) {
+std::vector<pid_t> SignalWatcher::signalled(const std::vector<pid_t>& tids) {
   std::vector<pid_t> hit;
   for (pid_t tid : tids)
     if (has_unblocked_signal(tid)) hit.push_back(tid);
   return hit;
 }
 
-void UringRequests::interrupt_signalled(const std::vector<pid_t>& tids) {
+void SignalWatcher::interrupt_signalled(const std::vector<pid_t>& tids) {
   if (tids.empty()) return;
   for (auto it = outstanding_.begin(); it != outstanding_.end();) {
     Request& request = *it;
@@ -177,4 +114,4 @@ void UringRequests::interrupt_signalled(const std::vector<pid_t>& tids) {
   }
 }
 
-}  // namespace cused::binderfs
+}  // namespace cused

@@ -1,4 +1,4 @@
-#include "cused/binderfs/fuse_completion.h"
+#include "cused/fuse/ioctl_completion.h"
 
 #include <poll.h>
 
@@ -10,7 +10,7 @@
 
 #include "cused/fuse/request.h"
 
-namespace cused::binderfs {
+namespace cused::fuse {
 
 namespace {
 
@@ -113,7 +113,7 @@ void send_ioctl_reply(fuse_req_t req, long result, std::span<const std::byte> ou
   }
 }
 
-void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle) {
+void reply_proc_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle) {
   std::unique_ptr<core::PollWaiter> waiter;
   if (handle) waiter = std::make_unique<FusePollWaiter>(handle);
   unsigned events = proc.poll(tid, std::move(waiter));
@@ -121,4 +121,4 @@ void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* ha
       req, ((events & core::kPollIn) ? POLLIN : 0) | ((events & core::kPollErr) ? POLLERR : 0));
 }
 
-}  // namespace cused::binderfs
+}  // namespace cused::fuse

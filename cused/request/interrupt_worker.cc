@@ -1,9 +1,9 @@
-#include "cused/binderfs/interrupt_worker.h"
+#include "cused/request/interrupt_worker.h"
 
 #include "core/proc.h"
 #include "cused/request/failures.h"
 
-namespace cused::binderfs {
+namespace cused {
 
 InterruptWorker::InterruptWorker() : thread_([this] { run(); }) {}
 
@@ -44,4 +44,4 @@ std::optional<InterruptWorker::Interrupt> InterruptWorker::take() {
   return next;
 }
 
-}  // namespace cused::binderfs
+}  // namespace cused

@@ -12,13 +12,13 @@
 
 #include "core/completion.h"
 #include "core/proc.h"
-#include "cused/binderfs/fuse.h"
-#include "cused/binderfs/interrupt_worker.h"
-#include "cused/binderfs/uring_requests.h"
+#include "cused/fuse/fuse.h"
 #include "cused/fuse/request.h"
+#include "cused/fuse/uring_requests.h"
 #include "cused/process_memory.h"
+#include "cused/request/interrupt_worker.h"
 
-namespace cused::binderfs {
+namespace cused::fuse {
 
 // The answer to one ioctl request. It owns the request until complete() replies to it, from
 // whichever daemon thread core calls it on.
@@ -89,6 +89,6 @@ class FusePollWaiter final : public core::PollWaiter {
 
 // FUSE_POLL on a binder node, for both frontends: registers `handle` (if any) as the proc's poll
 // waiter for thread `tid` and replies with what the proc has ready (S2.12).
-void reply_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle);
+void reply_proc_poll(fuse_req_t req, core::Proc& proc, pid_t tid, fuse_pollhandle* handle);
 
-}  // namespace cused::binderfs
+}  // namespace cused::fuse

@@ -4,12 +4,10 @@
 // * Interrupts. The kernel sends FUSE_INTERRUPT for an io_uring request over /dev/fuse as for any
 //   other, but libfuse only matches interrupts against requests read from /dev/fuse
 //   (lib/fuse_lowlevel.c, find_interrupted; "for now no support for interrupts with io-uring"), so
-//   the callback of fuse_req_interrupt_func never runs. After a signal the kernel still waits for
-//   the answer (uninterruptibly once the signal is fatal), so a parked binder read that nobody
-//   interrupts leaves its caller unkillable (S1.12, S1.9). A watcher thread therefore looks at the
-//   callers of outstanding io_uring requests itself: a request outstanding for a whole scan
-//   period whose calling thread has an unblocked signal pending is interrupted as FUSE_INTERRUPT
-//   would have (S1.12: the parked read ends with EINTR).
+//   the callback of fuse_req_interrupt_func never runs, and a parked binder read that nobody
+//   interrupts leaves its caller unkillable (S1.12, S1.9). io_uring requests are therefore
+//   tracked by a SignalWatcher (cused/request/signal_watcher.h), which interrupts them as
+//   FUSE_INTERRUPT would have.
 // * Replies after the loop. libfuse frees the ring buffers (where a reply is written) when its
 //   session loop ends; a parked request answered after that (the teardown releases every proc,
 //   which completes its parked reads) would write into freed memory. close() waits for replies in
@@ -28,41 +26,22 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <boost/intrusive/list.hpp>
-#include <chrono>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <vector>
 
 #include "core/sync/cond_var.h"
 #include "core/sync/mutex.h"
+#include "cused/request/signal_watcher.h"
 
-namespace cused::binderfs {
+namespace cused::fuse {
 
 class UringRequests {
  public:
-  // How long a request may wait before its caller's signals are looked at, and how often after.
-  static constexpr std::chrono::milliseconds kScanPeriod{50};
-
-  // An outstanding io_uring request, as the watcher sees it.
-  class Request : public boost::intrusive::list_base_hook<
-                      boost::intrusive::link_mode<boost::intrusive::safe_link>> {
-   public:
-    virtual ~Request() = default;
-    // The calling thread (FUSE's request pid).
-    virtual pid_t caller_tid() const = 0;
-    // Runs what a FUSE_INTERRUPT for this request would run. Called with the watcher's lock
-    // held, so that the request cannot complete (and go away) meanwhile: must not call into core.
-    virtual void interrupt() = 0;
-
-   private:
-    friend class UringRequests;
-    bool scanned_ = false;  // outstanding at the last scan; guarded by UringRequests::lock_ (a
-                            // request cannot name the lock of the object that tracks it)
-  };
+  // An outstanding io_uring request, as the signal watcher sees it.
+  using Request = SignalWatcher::Request;
 
   // Held while a reply is written into a ring buffer.
   class ReplyPass {
@@ -84,9 +63,9 @@ class UringRequests {
   UringRequests(const UringRequests&) = delete;
   UringRequests& operator=(const UringRequests&) = delete;
 
-  void track(Request& request) CUSED_EXCLUDES(lock_);
+  void track(Request& request) { signals_.track(request); }
   // Before the request is answered; harmless if it was never tracked or already interrupted.
-  void untrack(Request& request) CUSED_EXCLUDES(lock_);
+  void untrack(Request& request) { signals_.untrack(request); }
 
   // Runs `reply` (which answers an io_uring request) on the reply thread, inside a ReplyPass;
   // dropped if the rings are closed by then.
@@ -97,12 +76,7 @@ class UringRequests {
   void close();
 
  private:
-  using List = boost::intrusive::list<Request, boost::intrusive::constant_time_size<false>>;
   void start_threads();
-  void watch() CUSED_EXCLUDES(lock_);
-  // Waits for outstanding requests, then one scan period; returns the callers of the requests
-  // that were outstanding at the previous scan too. None once stopping.
-  std::optional<std::vector<pid_t>> next_scan() CUSED_EXCLUDES(lock_);
   void send_replies() CUSED_EXCLUDES(replies_lock_);
   // The next reply to send, waiting for one; none once stopping and everything sent.
   std::optional<std::function<void()>> take_reply() CUSED_EXCLUDES(replies_lock_);
@@ -113,11 +87,7 @@ class UringRequests {
   std::atomic<unsigned> replying_{0};
   std::atomic<bool> closed_{false};
 
-  sync::Mutex lock_;
-  sync::CondVar wake_;
-  List outstanding_ CUSED_GUARDED_BY(lock_);
-  bool idle_ CUSED_GUARDED_BY(lock_) = false;  // the watcher waits for a first request
-  bool stopping_ CUSED_GUARDED_BY(lock_) = false;
+  SignalWatcher signals_;
 
   sync::Mutex replies_lock_;
   sync::CondVar replies_wake_;
@@ -125,12 +95,7 @@ class UringRequests {
   bool replies_stopping_ CUSED_GUARDED_BY(replies_lock_) = false;
 
   std::once_flag started_;
-  std::thread watcher_;
   std::thread replier_;
 };
 
-// True if thread `tid` has a signal pending that it does not block (/proc/TID/status), the state
-// in which the kernel stops waiting interruptibly for a FUSE answer and sends FUSE_INTERRUPT.
-bool has_unblocked_signal(pid_t tid);
-
-}  // namespace cused::binderfs
+}  // namespace cused::fuse
