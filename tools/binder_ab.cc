@@ -3,6 +3,8 @@
 // interval and the spread as a Markdown table, and can write every run as JSON and a plot as SVG.
 //
 //   binder-ab [options] A B -- COMMAND ARGS...     ("{dev}" in ARGS becomes the device)
+//   binder-ab --dev-binder [options] A B -- COMMAND ARGS...   (COMMAND opens /dev/binder:
+//                                                  Google's binderThroughputTest)
 //   binder-ab --replay RUN.json...                 (the table again from saved runs)
 //
 // docs/ab.md has the method and a sample table.
@@ -12,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -50,6 +53,8 @@ struct Settings {
   bool verbose = false;
   std::string progress = "auto";
   double progress_seconds = 10;
+  bool dev_binder = false;
+  std::string dev_binder_helper;  // default: with-dev-binder beside this program
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -78,11 +83,28 @@ ProgressMode progress_mode(const Settings& settings) {
   return *parse_progress_mode(settings.progress, terminal);
 }
 
+// tools/with-dev-binder, which binder-ab's own build and install put beside it.
+std::string sibling_dev_binder_helper() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "with-dev-binder")
+      .string();
+}
+
+// The workload as it is run: with --dev-binder, under with-dev-binder, so that /dev/binder is the
+// variant's device for a program that opens nothing else (the table still names the program).
+std::vector<std::string> command_to_run(const Settings& settings) {
+  if (!settings.dev_binder) return settings.command;
+  std::vector<std::string> command{
+      settings.dev_binder_helper.empty() ? sibling_dev_binder_helper() : settings.dev_binder_helper,
+      "{dev}"};
+  command.insert(command.end(), settings.command.begin(), settings.command.end());
+  return command;
+}
+
 Analysis measure_and_analyze(const Settings& settings) {
   Analysis analysis;
   analysis.a = resolve_variant(settings.a, settings.mount_dir);
   analysis.b = resolve_variant(settings.b, settings.mount_dir);
-  analysis.command = settings.command;
+  analysis.command = command_to_run(settings);
   analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
   analysis.metric_name = default_metric_name(settings);
   analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
@@ -104,7 +126,7 @@ Analysis measure_and_analyze(const Settings& settings) {
     metrics.secondary = {std::regex(kLatencyP50Metric), std::regex(kLatencyP99Metric)};
     secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
   }
-  auto measurements = measure(analysis.a, analysis.b, settings.command, metrics, settings.schedule,
+  auto measurements = measure(analysis.a, analysis.b, analysis.command, metrics, settings.schedule,
                               settings.verbose ? stderr : nullptr, observer);
   progress.finish();
   for (std::size_t i = 0; i < secondary_names.size(); ++i) {
@@ -242,6 +264,12 @@ int main(int argc, char** argv) {
                  "seconds between plain progress lines")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_flag("--dev-binder", settings.dev_binder,
+               "the workload opens /dev/binder and takes no device (Google's "
+               "binderThroughputTest): run it where /dev/binder is the variant's device, in a "
+               "private mount namespace (tools/with-dev-binder; needs CAP_SYS_ADMIN)");
+  app.add_option("--with-dev-binder", settings.dev_binder_helper,
+                 "with --dev-binder: the with-dev-binder program (default: beside binder-ab)");
   try {
     app.parse(options_end, argv);
   } catch (const CLI::ParseError& error) {

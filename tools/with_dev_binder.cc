@@ -1,0 +1,99 @@
+// with-dev-binder DEVICE COMMAND [ARGS...]: runs COMMAND in a private mount namespace in which
+// /dev/binder is DEVICE (a cused node, or any binder node), for programs that open /dev/binder
+// and take no device option: Google's binderThroughputTest, binderLibTest, schd-dbg (libbinder's
+// ProcessState opens "/dev/binder"), binderDriverInterfaceTest. Nothing changes outside the
+// namespace, so runs against different devices can go on side by side and the host's /dev is
+// left alone.
+//
+// The namespace's /dev is a tmpfs of symlinks: each entry of the host's /dev points into a
+// recursive bind of it (/dev/.host, so /dev/null, /dev/pts and /dev/shm work as before), and
+// /dev/binder points to DEVICE. When DEVICE is /dev/binder itself COMMAND runs as it is.
+// Needs CAP_SYS_ADMIN (as cused does). Exit status: COMMAND's (it is exec'd), 126 if it cannot be
+// run, 125 if the namespace cannot be set up.
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+namespace {
+
+constexpr const char* kHostDev = "/dev/.host";
+constexpr int kSetupFailed = 125;
+constexpr int kCannotRun = 126;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+void check(int result, const std::string& what) {
+  if (result < 0) fail(what);
+}
+
+// A private copy of the mount tree, so that the mounts below are seen by COMMAND alone.
+void enter_private_mount_namespace() {
+  check(unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)");
+  check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "making / private");
+}
+
+// In STAGE (a fresh tmpfs): .host = the host's /dev, a symlink per entry into it, binder = DEVICE.
+void populate_dev(const std::string& stage, const std::string& device) {
+  std::string host = stage + "/.host";
+  check(mkdir(host.c_str(), 0755), "mkdir " + host);
+  check(mount("/dev", host.c_str(), nullptr, MS_BIND | MS_REC, nullptr), "binding /dev");
+  DIR* dir = opendir("/dev");
+  if (dir == nullptr) fail("opendir /dev");
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == ".." || name == "binder") continue;
+    std::string target = std::string(kHostDev) + "/" + name;
+    if (symlink(target.c_str(), (stage + "/" + name).c_str()) < 0) {
+      int error = errno;
+      closedir(dir);
+      errno = error;
+      fail("symlink " + name);
+    }
+  }
+  closedir(dir);
+  check(symlink(device.c_str(), (stage + "/binder").c_str()), "symlink binder");
+}
+
+void make_dev_binder(const std::string& device) {
+  enter_private_mount_namespace();
+  char stage_template[] = "/tmp/cused-dev-XXXXXX";
+  if (mkdtemp(stage_template) == nullptr) fail("mkdtemp");
+  std::string stage = stage_template;
+  check(mount("cused-dev", stage.c_str(), "tmpfs", MS_NOSUID, "mode=0755"), "tmpfs");
+  populate_dev(stage, device);
+  check(mount(stage.c_str(), "/dev", nullptr, MS_MOVE, nullptr), "moving the tmpfs to /dev");
+  // Only a mount point in this namespace; the directory itself is the host's /tmp's.
+  rmdir(stage.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s DEVICE COMMAND [ARGS...]\n", argv[0]);
+    return 2;
+  }
+  std::error_code error;
+  auto device = std::filesystem::absolute(argv[1], error).lexically_normal().string();
+  try {
+    if (device != "/dev/binder") make_dev_binder(device);
+  } catch (const std::system_error& failure) {
+    std::fprintf(stderr, "with-dev-binder: %s\n", failure.what());
+    return kSetupFailed;
+  }
+  execvp(argv[2], argv + 2);
+  std::fprintf(stderr, "with-dev-binder: %s: %s\n", argv[2], std::strerror(errno));
+  return kCannotRun;
+}
