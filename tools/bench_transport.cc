@@ -6,7 +6,9 @@
 //   remote    one process_vm_readv/writev of another process (four per deferred call);
 //   call      one synchronous binder call through cused, client process to a server process
 //             (the context manager, libcused-client's looper), with the server replying in the
-//             legacy flow (3 ioctls per call) and with TF_DEFER_COMPLETE (2 ioctls per call).
+//             legacy flow (3 ioctls per call) and with TF_DEFER_COMPLETE (2 ioctls per call);
+//   run       the same ioctl and calls with every process under `cused run` (seccomp user
+//             notifications, docs/run.md), and their floor: a notified ioctl answered at once.
 // A call crosses the daemon twice on its critical path (the caller's ioctl, the server's reply
 // ioctl), so its floor is two bare FUSE round trips (issue 4's target: within 1.3x of that).
 // FUSE modes: classic /dev/fuse reads, and io_uring when the kernel allows it. Rounds are
@@ -24,6 +26,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +34,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/binder_device.h"
@@ -41,6 +46,10 @@
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
 #include "cused/fuse/fuse.h"
+#include "cused/run/attach.h"
+#include "cused/run/listener.h"
+#include "cused/run/run_server.h"
+#include "cused/run/seccomp_filter.h"
 
 namespace {
 
@@ -146,8 +155,15 @@ double in_child(const std::function<double()>& loop) {
   return us;
 }
 
-double ioctl_round_trips(const std::string& path, unsigned long request, int iterations) {
+// Puts the calling child under the `cused run` daemon serving `mount`, when it is not empty.
+bool serve_me_by(const std::string& mount) {
+  return mount.empty() || cused::run::serve_me_by(mount) == 0;
+}
+
+double ioctl_round_trips(const std::string& path, unsigned long request, int iterations,
+                         const std::string& run_mount = {}) {
   return in_child([&] {
+    if (!serve_me_by(run_mount)) return -1.0;
     cused::client::BinderDevice device(path);
     binder_version version{};
     for (int i = 0; i < iterations / 10; ++i) device.ioctl(request, &version);  // warm up
@@ -176,6 +192,31 @@ double remote_accesses(int iterations) {
     }
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
            (2.0 * iterations);
+  });
+}
+
+// The floor of a `cused run` ioctl: a notified ioctl whose answer comes at once, from another
+// thread (as from the daemon's workers), with nothing copied.
+double notify_round_trips(int iterations) {
+  return in_child([&] {
+    int listener_fd = cused::run::install_binder_ioctl_filter();
+    if (listener_fd < 0) return -1.0;
+    cused::run::Listener listener(listener_fd);
+    std::atomic<bool> done{false};
+    std::thread answerer([&] {
+      while (!done.load())
+        if (auto notification = listener.receive()) listener.answer(notification->id, 0);
+    });
+    binder_version version{};
+    for (int i = 0; i < iterations / 10; ++i) ioctl(-1, BINDER_VERSION, &version);
+    auto start = Clock::now();
+    for (int i = 0; i < iterations; ++i) ioctl(-1, BINDER_VERSION, &version);
+    double us =
+        std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
+    done = true;
+    ioctl(-1, BINDER_VERSION, &version);  // wakes the answerer's last receive
+    answerer.join();
+    return us;
   });
 }
 
@@ -208,13 +249,14 @@ double pipe_round_trips(int iterations) {
 // (with TF_DEFER_COMPLETE when `defer`). Serves until destroyed.
 class CallServer {
  public:
-  CallServer(const std::string& device, bool defer) {
+  CallServer(const std::string& device, bool defer, const std::string& run_mount = {}) {
     int ready[2];
     if (pipe(ready) != 0) throw std::runtime_error("pipe");
     pid_ = fork();
     if (pid_ == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // it serves until killed: not past the benchmark
       int out = keep_only(ready[1]);
+      if (!serve_me_by(run_mount)) _exit(1);
       cused::client::ProcessOptions options;
       options.device = device;
       options.max_threads = 0;  // one looper: the call's critical path, nothing else
@@ -248,8 +290,10 @@ class CallServer {
 
 // Synchronous calls to handle 0 of `device` with a 4-byte payload; the reply buffer is freed with
 // the next call's ioctl, as libbinder does.
-double call_round_trips(const std::string& device, int iterations) {
+double call_round_trips(const std::string& device, int iterations,
+                        const std::string& run_mount = {}) {
   return in_child([&] {
+    if (!serve_me_by(run_mount)) return -1.0;
     cused::client::ProcessOptions options;
     options.device = device;
     options.max_threads = 0;
@@ -291,10 +335,17 @@ std::string make_dir(const std::string& prefix) {
 struct ModeResult {
   std::string mode;
   double pipe_us, bare_us, cused_us, legacy_call_us, defer_call_us, remote_us;
-  // What no daemon reaching its callers through the kernel can go below: two FUSE round trips
-  // and the four accesses to the callers' memory of a deferred call.
-  double floor_us() const { return 2 * bare_us + 4 * remote_us; }
+  // Remote accesses a deferred call needs on this transport (counted from the protocol).
+  int remote_per_call = 4;
+  // What no daemon reaching its callers through the kernel can go below: two round trips of the
+  // transport (FUSE, or seccomp notification) and the accesses to the callers' memory.
+  double floor_us() const { return 2 * bare_us + remote_per_call * remote_us; }
 };
+
+// A deferred call under `cused run` reads each side's binder_write_read and commands and writes
+// each side's BR_ stream and binder_write_read back; the FUSE path gets the binder_write_read by
+// value in the request and sends it back in the reply.
+constexpr int kRunRemotePerCall = 8;
 
 // Which loops run: all of them, or one named by --only (for profiling a single path).
 struct Selection {
@@ -302,20 +353,33 @@ struct Selection {
   bool runs(const char* loop) const { return only.empty() || only == loop; }
 };
 
-ModeResult measure_mode(bool io_uring, int rounds, int iterations, const Selection& selection) {
+// The classic mode's mount also serves `cused run` (`run`), in the same interleaved rounds.
+std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
+                                     const Selection& selection) {
   std::string bare_dir = make_dir("bench-bare-"), cused_dir = make_dir("bench-cused-");
   std::vector<double> pipe_us, bare_us, cused_us, legacy_us, defer_us, remote_us;
+  std::vector<double> notify_us, run_us, run_legacy_us, run_defer_us;
+  const bool with_run = !io_uring;
   {
     BareServer bare(bare_dir, io_uring);
-    cused::binderfs::Filesystem filesystem({});
+    cused::binderfs::FilesystemOptions fs_options;
+    fs_options.devices = {"binder", "hwbinder", "vndbinder", "run-hwbinder", "run-vndbinder"};
+    cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::MountOptions options;
     options.mountpoint = cused_dir;
     options.io_uring = io_uring;
     cused::binderfs::Mount mount(filesystem, options);
+    std::optional<cused::run::RunServer> run_server;
+    if (with_run) run_server.emplace(filesystem);
     mount.serve_in_background();
-    // One device per reply flow, each with its own context manager.
+    // One device per reply flow and transport, each with its own context manager.
     CallServer legacy_server(cused_dir + "/hwbinder", false);
     CallServer defer_server(cused_dir + "/vndbinder", true);
+    std::optional<CallServer> run_legacy_server, run_defer_server;
+    if (with_run) {
+      run_legacy_server.emplace(cused_dir + "/run-hwbinder", false, cused_dir);
+      run_defer_server.emplace(cused_dir + "/run-vndbinder", true, cused_dir);
+    }
     for (int round = 0; round < rounds; ++round) {
       if (selection.runs("pipe")) pipe_us.push_back(pipe_round_trips(iterations));
       if (selection.runs("bare"))
@@ -327,17 +391,29 @@ ModeResult measure_mode(bool io_uring, int rounds, int iterations, const Selecti
       if (selection.runs("defer"))
         defer_us.push_back(call_round_trips(cused_dir + "/vndbinder", iterations));
       if (selection.runs("remote")) remote_us.push_back(remote_accesses(iterations));
+      if (!with_run) continue;
+      if (selection.runs("notify")) notify_us.push_back(notify_round_trips(iterations));
+      if (selection.runs("run"))
+        run_us.push_back(
+            ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations, cused_dir));
+      if (selection.runs("run-legacy"))
+        run_legacy_us.push_back(
+            call_round_trips(cused_dir + "/run-hwbinder", iterations, cused_dir));
+      if (selection.runs("run-defer"))
+        run_defer_us.push_back(
+            call_round_trips(cused_dir + "/run-vndbinder", iterations, cused_dir));
     }
   }
   rmdir(bare_dir.c_str());
   rmdir(cused_dir.c_str());
-  return {io_uring ? "io_uring" : "classic",
-          median(pipe_us),
-          median(bare_us),
-          median(cused_us),
-          median(legacy_us),
-          median(defer_us),
-          median(remote_us)};
+  std::vector<ModeResult> results{{io_uring ? "io_uring" : "classic", median(pipe_us),
+                                   median(bare_us), median(cused_us), median(legacy_us),
+                                   median(defer_us), median(remote_us)}};
+  if (with_run)
+    results.push_back({"run", median(pipe_us), median(notify_us), median(run_us),
+                       median(run_legacy_us), median(run_defer_us), median(remote_us),
+                       kRunRemotePerCall});
+  return results;
 }
 
 }  // namespace
@@ -351,15 +427,17 @@ int main(int argc, char** argv) {
   app.add_option("-i,--iterations", iterations, "Round trips per round");
   app.add_flag("--no-io-uring", skip_uring, "Measure the classic /dev/fuse mode only");
   app.add_option("--only", selection.only, "Run one loop only, to profile it")
-      ->check(CLI::IsMember({"pipe", "bare", "cused", "legacy", "defer", "remote"}));
+      ->check(CLI::IsMember({"pipe", "bare", "cused", "legacy", "defer", "remote", "notify", "run",
+                             "run-legacy", "run-defer"}));
   CLI11_PARSE(app, argc, argv);
   signal(SIGPIPE, SIG_IGN);
 
-  std::vector<ModeResult> results{measure_mode(false, rounds, iterations, selection)};
+  std::vector<ModeResult> results = measure_mode(false, rounds, iterations, selection);
   if (!skip_uring) {
-    if (uring_available())
-      results.push_back(measure_mode(true, rounds, iterations, selection));
-    else
+    if (uring_available()) {
+      auto uring = measure_mode(true, rounds, iterations, selection);
+      results.insert(results.end(), uring.begin(), uring.end());
+    } else
       fmt::print("io_uring: skipped (/sys/module/fuse/parameters/enable_uring is not Y)\n");
   }
   fmt::print(
@@ -376,7 +454,19 @@ int main(int argc, char** argv) {
         r.defer_call_us / r.pipe_us, r.remote_us, r.floor_us(), r.defer_call_us / r.floor_us());
   fmt::print(
       "\nmedians of {} interleaved rounds x {} round trips; targets: cused/bare <= 1.30, "
-      "call/(2 bare) <= 1.30; floor = 2 bare + 4 remote accesses (a deferred call's minimum)\n",
-      rounds, iterations);
+      "call/(2 bare) <= 1.30; floor = 2 bare + 4 remote accesses (a deferred call's minimum)\n"
+      "mode run: `bare` is a notified ioctl answered at once, its floor 2 of those + {} remote "
+      "accesses\n",
+      rounds, iterations, kRunRemotePerCall);
+  auto classic = std::find_if(results.begin(), results.end(),
+                              [](const ModeResult& r) { return r.mode == "classic"; });
+  auto run = std::find_if(results.begin(), results.end(),
+                          [](const ModeResult& r) { return r.mode == "run"; });
+  if (classic != results.end() && run != results.end())
+    fmt::print(
+        "run/classic: ioctl {:.2f}, legacy call {:.2f}, deferred call {:.2f} (target: deferred "
+        "call <= 0.60); deferred call / its floor {:.2f} (target <= 1.30)\n",
+        run->cused_us / classic->cused_us, run->legacy_call_us / classic->legacy_call_us,
+        run->defer_call_us / classic->defer_call_us, run->defer_call_us / run->floor_us());
   return 0;
 }

@@ -20,6 +20,7 @@
 #include <optional>
 #include <thread>
 
+#include "cused/run/attach.h"
 #include "cused/run/private_dev.h"
 #include "cused/run/run_server.h"
 #include "cused/run/seccomp_filter.h"
@@ -37,31 +38,6 @@ constexpr int kRunFailed = 125, kCannotRun = 126, kNotFound = 127;
 constexpr auto kDaemonStartLimit = std::chrono::seconds(10);
 
 void say(const std::string& text) { fmt::print(stderr, "cused run: {}\n", text); }
-
-// A connection to the run socket of the daemon serving `mount`, or -1.
-int connect_to_daemon(const std::string& mount) {
-  struct stat st {};
-  if (stat(mount.c_str(), &st) != 0) return -1;
-  std::string path = socket_path_for(st.st_dev);
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(fd);
-    return -1;
-  }
-  // The listener grants power over the program: only to a daemon run by root or by us.
-  ucred peer{};
-  socklen_t size = sizeof peer;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
-      (peer.uid != 0 && peer.uid != geteuid())) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // A daemon `cused run` started for the program: stopped (SIGTERM, a clean unmount) at the end.
 class OwnDaemon {
@@ -110,30 +86,6 @@ std::vector<std::string> device_names(const std::string& mount) {
     if (name != "binder-control" && entry.is_regular_file(error)) names.push_back(name);
   }
   return names;
-}
-
-// Sends the listener and waits for the daemon to take it; 0 or an errno.
-int hand_over(int connection, int listener) {
-  uapi::RunAttach message{uapi::kRunMagic, getpid()};
-  iovec data{&message, sizeof message};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&header);
-  rights->cmsg_level = SOL_SOCKET;
-  rights->cmsg_type = SCM_RIGHTS;
-  rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &listener, sizeof listener);
-  if (sendmsg(connection, &header, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof message))
-    return errno;
-  uapi::RunAttachReply reply{};
-  if (recv(connection, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply) ||
-      reply.magic != uapi::kRunMagic)
-    return ECONNRESET;
-  return reply.error;
 }
 
 // The program's side of the fork: namespace, /dev, filter, hand-over, exec. Never returns.

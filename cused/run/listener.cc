@@ -1,5 +1,6 @@
 #include "cused/run/listener.h"
 
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -8,6 +9,13 @@
 namespace cused::run {
 
 Listener::~Listener() { close(fd_); }
+
+void Listener::close_for_programs() const {
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0) return;
+  dup3(null, fd_, O_CLOEXEC);  // drops the listener file: the kernel sees it closed
+  close(null);
+}
 
 std::optional<seccomp_notif> Listener::receive() const {
   seccomp_notif notification{};

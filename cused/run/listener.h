@@ -21,6 +21,10 @@ class Listener {
   Listener& operator=(const Listener&) = delete;
 
   int fd() const { return fd_; }
+  // Closes the listener for the kernel (its pending and later notified calls fail with ENOSYS)
+  // while the descriptor number stays taken (by /dev/null), so a late answer from a completion
+  // can never reach another file that reused the number.
+  void close_for_programs() const;
   // The next notification; nullopt when none was pending (its task went away meanwhile) or the
   // listener failed (errno says which: ENOENT, or another).
   std::optional<seccomp_notif> receive() const;

@@ -117,7 +117,10 @@ RunServer::~RunServer() {
   filesystem_.set_close_observer({});
   {
     sync::LockGuard guard(lock_);
-    sessions_.clear();  // closes the listeners that no completion holds any more
+    // Parked reads' completions may hold a session past this: its listener is closed now all
+    // the same, so that no program waits for a daemon that is going.
+    for (auto& [key, session] : sessions_) session->listener.close_for_programs();
+    sessions_.clear();
   }
   close(socket_fd_);
   unlink(socket_path_.c_str());

@@ -1,0 +1,75 @@
+#include "cused/run/attach.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "cused/run/run_server.h"
+#include "cused/run/seccomp_filter.h"
+#include "uapi/cused_run.h"
+
+namespace cused::run {
+
+int connect_to_daemon(const std::string& mount) {
+  struct stat st {};
+  if (stat(mount.c_str(), &st) != 0) return -1;
+  std::string path = socket_path_for(st.st_dev);
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  // The listener grants power over the program: only to a daemon run by root or by us.
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+      (peer.uid != 0 && peer.uid != geteuid())) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int hand_over(int connection, int listener) {
+  uapi::RunAttach message{uapi::kRunMagic, getpid()};
+  iovec data{&message, sizeof message};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  cmsghdr* rights = CMSG_FIRSTHDR(&header);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(rights), &listener, sizeof listener);
+  if (sendmsg(connection, &header, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof message))
+    return errno;
+  uapi::RunAttachReply reply{};
+  if (recv(connection, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply) ||
+      reply.magic != uapi::kRunMagic)
+    return ECONNRESET;
+  return reply.error;
+}
+
+int serve_me_by(const std::string& mount) {
+  int connection = connect_to_daemon(mount);
+  if (connection < 0) return ECONNREFUSED;
+  int listener = install_binder_ioctl_filter();
+  int err = listener < 0 ? -listener : hand_over(connection, listener);
+  if (listener >= 0) close(listener);
+  close(connection);
+  return err;
+}
+
+}  // namespace cused::run
