@@ -9,8 +9,8 @@ namespace cused::core {
 
 // Stops at the first hard error with write_consumed at the failed command, and without an error
 // as soon as the thread has a return error to report (a failed transaction, S3.1).
-int Proc::write_commands(Thread& thread, UserMemory& memory, binder_write_read& bwr,
-                         uid_t caller_euid) {
+int Proc::write_commands(Thread& thread, UserMemory& memory, CallerFiles* files,
+                         binder_write_read& bwr, uid_t caller_euid) {
   const std::uint64_t start = bwr.write_buffer;
   PayloadHint hint;
   {
@@ -23,7 +23,7 @@ int Proc::write_commands(Thread& thread, UserMemory& memory, binder_write_read& 
     std::uint32_t cmd = 0;
     if (reader.read(cmd)) return -EFAULT;
     count_command(*this, cmd);
-    if (int ret = run_command(thread, cmd, reader, caller_euid)) return ret;
+    if (int ret = run_command(thread, cmd, reader, files, caller_euid)) return ret;
     bwr.write_consumed = reader.position() - start;
   }
   return 0;
@@ -35,7 +35,8 @@ bool Proc::return_error_pending(Thread& thread) {
   return thread.return_error_cmd != BR_OK;
 }
 
-int Proc::run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, uid_t caller_euid) {
+int Proc::run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, CallerFiles* files,
+                      uid_t caller_euid) {
   switch (cmd) {
     case BC_INCREFS:
     case BC_ACQUIRE:
@@ -58,22 +59,22 @@ int Proc::run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, uid
     case BC_FREE_BUFFER: {
       binder_uintptr_t address = 0;
       if (reader.read(address)) return -EFAULT;
-      free_buffer_command(thread, address);
+      free_buffer_command(thread, address, files);
       return 0;
     }
     case BC_TRANSACTION_SG:
     case BC_REPLY_SG: {
       binder_transaction_data_sg tr{};
       if (reader.read(tr)) return -EFAULT;
-      transact(thread, reader.memory(), tr.transaction_data, cmd == BC_REPLY_SG, tr.buffers_size,
-               caller_euid);
+      transact(thread, reader.memory(), files, tr.transaction_data, cmd == BC_REPLY_SG,
+               tr.buffers_size, caller_euid);
       return 0;
     }
     case BC_TRANSACTION:
     case BC_REPLY: {
       binder_transaction_data tr{};
       if (reader.read(tr)) return -EFAULT;
-      transact(thread, reader.memory(), tr, cmd == BC_REPLY, 0, caller_euid);
+      transact(thread, reader.memory(), files, tr, cmd == BC_REPLY, 0, caller_euid);
       return 0;
     }
     case BC_REGISTER_LOOPER:
@@ -185,11 +186,12 @@ void Proc::exit_looper(Thread& thread) {
   thread.looper |= kLooperExited;
 }
 
-// BC_FREE_BUFFER (S9.9): only the exact start of a buffer a read handed out, and only once.
-void Proc::free_buffer_command(Thread& thread, binder_uintptr_t address) {
+// BC_FREE_BUFFER (S9.9): only the exact start of a buffer a read handed out, and only once. The
+// FDA fds of the buffer are closed in the freeing caller's file table (S5.8).
+void Proc::free_buffer_command(Thread& thread, binder_uintptr_t address, CallerFiles* files) {
   alloc::FreeLookup lookup = alloc_.prepare_to_free(address);
   if (!lookup) return;  // "no match" or "unreturned or currently freeing": soft errors
-  free_buffer(&thread, *lookup.buffer);
+  free_buffer(&thread, *lookup.buffer, files);
 }
 
 }  // namespace cused::core

@@ -252,7 +252,9 @@ void Proc::discard_outdated_transaction(const std::shared_ptr<Transaction>& outd
     sync::LockGuard guard(inner_lock_);
     state = take_buffer_state(*buffer);
   }
-  release_objects(nullptr, state);
+  // Undelivered: its files are dropped with the record, never installed. (The kernel frees the
+  // superseded transaction without putting its files, and releases the buffer as delivered.)
+  release_objects(nullptr, state, nullptr);
   alloc_.free_buffer(*buffer);
 }
 

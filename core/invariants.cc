@@ -122,12 +122,26 @@ void InvariantChecker::check_buffers(const Proc& proc, Violations& out,
       fail(out, proc, "buffer at {:#x} has no record", buffer->offset());
       continue;
     }
-    if (!released && !user_owned && !state->second.transaction.lock())
+    const bool in_flight = !user_owned && state->second.transaction.lock();
+    if (!released && !user_owned && !in_flight)
       fail(out, proc, "buffer at {:#x} owned by nobody: not delivered, no transaction (S9.9)",
            buffer->offset());
+    if (const std::size_t files = state->second.files.size(); files && user_owned)
+      fail(out, proc, "delivered buffer at {:#x} still holds {} files (S5.6)", buffer->offset(),
+           files);
+    else if (files && !released && !in_flight)
+      fail(out, proc, "buffer at {:#x} holds {} files for no transaction (S5.7)", buffer->offset(),
+           files);
   }
   if (proc.outstanding_txns_ < 0)
     fail(out, proc, "outstanding transactions {} < 0", proc.outstanding_txns_);
+}
+
+std::size_t InvariantChecker::held_files(const Proc& proc) {
+  sync::LockGuard guard(proc.inner_lock_);
+  std::size_t held = 0;
+  for (const auto& [buffer, state] : proc.buffer_states_) held += state.files.size();
+  return held;
 }
 
 void InvariantChecker::check_space(const Proc& proc, Violations& out) {

@@ -25,6 +25,8 @@ class InvariantChecker {
   //  * buffers (S9, S11.1): every allocated buffer has the engine's record of its objects and is
   //    owned by a transaction still in flight or by userspace (delivered, awaiting
   //    BC_FREE_BUFFER); free space plus allocated space is the whole space;
+  //  * files (S5.6, S5.7): only a buffer of a transaction still in flight holds files; a
+  //    delivered one has installed them all;
   //  * async budget (S9.6, S11.11): never above size/2, and exactly size/2 with no buffer left;
   //  * transactions: outstanding count not negative.
   static Violations check(const Proc& proc);
@@ -33,6 +35,11 @@ class InvariantChecker {
   // an undelivered oneway's buffer goes with the proc itself (the allocator's destructor), so
   // callers check that the proc is destroyed once nothing else holds it.
   static Violations check_released(const Proc& proc);
+  // The sender's files `proc`'s buffer records hold for undelivered transactions (S5.3). Between
+  // two requests these are all the PassedFiles core holds: a driver that counts the ones its
+  // CallerFiles made (tests/fake_files.h) checks that none outlives its transaction or buffer,
+  // and that none is left once every proc is gone.
+  static std::size_t held_files(const Proc& proc);
 
  private:
   static void check_refs(const Proc& proc, Violations& out);

@@ -26,6 +26,9 @@ bool read_arg(std::span<const std::byte> arg, T& out) {
 void Proc::ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion) {
   // S1.3: the fd is usable only by the opener's thread group (the Rust driver's rule).
   if (request.pid != pid_) return completion->complete(-EINVAL, {});
+  // A frontend that reaches the caller's file table can install fds in it from now on.
+  if (completion->caller_files() && !receives_files_.load(std::memory_order_relaxed))
+    receives_files_.store(true, std::memory_order_relaxed);
   auto self = shared_from_this();
   WakeScope scope(request.tid);
   // S2.0: every ioctl runs as a binder thread of the caller's tid. A released proc has none.
@@ -112,7 +115,8 @@ void Proc::write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest&
     return WakeScope::current().answer(std::move(completion), -EFAULT, {});
   }
   if (bwr.write_size > 0) {
-    int ret = write_commands(*thread, completion->user_memory(), bwr, request.euid);
+    int ret = write_commands(*thread, completion->user_memory(), completion->caller_files(), bwr,
+                             request.euid);
     if (ret < 0) {
       bwr.read_consumed = 0;
       end_ioctl(*thread);

@@ -4,7 +4,8 @@
 // around binder_proc: proc.cc (lifetime, threads, wake-ups), ioctl.cc, command.cc (BC_ write
 // loop), read.cc (BR_ read loop), transaction.cc (S4), translate.cc (S5), refcount.cc (S6),
 // death.cc (S7), freeze.cc (S2.10, S2.11, S4.13), freeze_notification.cc (S7.6-S7.9),
-// release.cc (S1.9, S2.6). docs/protocol.md has the map and the lock order.
+// passed_files.cc (fds: S5.3, S5.4, S5.6, S5.8), release.cc (S1.9, S2.6). docs/protocol.md has the
+// map and the lock order.
 #pragma once
 
 #include <sys/types.h>
@@ -201,15 +202,18 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void end_ioctl(Thread& thread) CUSED_EXCLUDES(inner_lock_);
 
   // ---- command.cc: the BC_ write loop (S3.1)
-  int write_commands(Thread& thread, UserMemory& memory, binder_write_read& bwr, uid_t caller_euid);
-  int run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, uid_t caller_euid);
+  // `files`: the caller's file table, null where the frontend cannot reach it (passed_files.h).
+  int write_commands(Thread& thread, UserMemory& memory, CallerFiles* files, binder_write_read& bwr,
+                     uid_t caller_euid);
+  int run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, CallerFiles* files,
+                  uid_t caller_euid);
   int change_ref_count(std::uint32_t cmd, std::uint32_t target);
   static std::shared_ptr<Proc> node_owner(const Node& node) CUSED_EXCLUDES(node.lock);
   void ref_done(std::uint32_t cmd, const binder_ptr_cookie& ptr_cookie);
   void register_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
   void enter_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
   void exit_looper(Thread& thread) CUSED_EXCLUDES(inner_lock_);
-  void free_buffer_command(Thread& thread, binder_uintptr_t address);
+  void free_buffer_command(Thread& thread, binder_uintptr_t address, CallerFiles* files);
   bool return_error_pending(Thread& thread) CUSED_EXCLUDES(inner_lock_);
 
   // ---- read.cc: the BR_ read loop (S3.2)
@@ -220,6 +224,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   ReadStep emit_next(Thread& thread, PendingRead& read, bool wait_for_proc_work);
   ReadStep emit_transaction(Thread& thread, PendingRead& read,
                             const std::shared_ptr<Transaction>& t);
+  ReadStep drop_undeliverable(Thread& thread, PendingRead& read,
+                              const std::shared_ptr<Transaction>& t, alloc::Buffer& buffer);
   ReadStep emit_node_work(PendingRead& read, Node& node);
   std::uint32_t completion_code(WorkType type) CUSED_REQUIRES(inner_lock_);
   void finish_read(Thread& thread, std::unique_ptr<PendingRead> read, long result)
@@ -229,8 +235,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
 
   // ---- transaction.cc: BC_TRANSACTION / BC_REPLY (S4)
   struct TxnPlan;
-  void transact(Thread& thread, UserMemory& memory, const binder_transaction_data& tr, bool reply,
-                binder_size_t extra_buffers_size, uid_t caller_euid);
+  void transact(Thread& thread, UserMemory& memory, CallerFiles* files,
+                const binder_transaction_data& tr, bool reply, binder_size_t extra_buffers_size,
+                uid_t caller_euid);
   TxnError find_reply_target(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
   TxnError find_call_target(Thread& thread, const binder_transaction_data& tr, TxnPlan& plan);
   static NodeTmpRef node_refs_for_txn(Node& node, std::shared_ptr<Proc>& target_proc);
@@ -265,15 +272,38 @@ class Proc : public std::enable_shared_from_this<Proc> {
                              TxnPlan& plan);
   int translate_binder(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
   int translate_handle(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
-  static int translate_fd();
+  static int translate_fd_object(binder_fd_object& fdo, binder_size_t object_offset,
+                                 const Translation& x, BufferState& state);
   static int translate_fd_array(UserMemory& memory, const binder_fd_array_object& fda,
-                                Translation& x, std::size_t index, binder_uintptr_t user_data,
-                                binder_size_t data_size);
+                                Translation& x, std::size_t index, binder_uintptr_t target_base,
+                                BufferState& state);
   static int translate_ptr(binder_buffer_object& bp, Translation& x, std::size_t index,
                            binder_uintptr_t target_base);
   static int copy_sg_buffers(UserMemory& memory, const Translation& x, std::byte* contents);
-  void release_objects(Thread* thread, BufferState& state) CUSED_EXCLUDES(inner_lock_);
-  void free_buffer(Thread* thread, alloc::Buffer& buffer) CUSED_EXCLUDES(inner_lock_);
+  // `closer`: the file table of the process freeing the buffer, for the FDA fds (S5.8).
+  void release_objects(Thread* thread, BufferState& state, CallerFiles* closer)
+      CUSED_EXCLUDES(inner_lock_);
+  void free_buffer(Thread* thread, alloc::Buffer& buffer, CallerFiles* closer)
+      CUSED_EXCLUDES(inner_lock_);
+
+  // ---- passed_files.cc: fds (S5.3, S5.4, S5.6, S5.8). CallerFiles is only ever called with no
+  // engine lock held.
+  // What binder_translate_fd checks before it takes a file, fixed for a whole transaction.
+  struct FdRules {
+    bool target_accepts = false;    // a call: the node's ACCEPTS_FDS; a reply: TF_ACCEPT_FDS
+    CallerFiles* sender = nullptr;  // the sender's file table (null: FUSE, CUSE)
+    bool target_receives = false;   // the target proc can install fds (receives_files_)
+  };
+  static int take_file(std::uint32_t fd, binder_size_t offset, bool in_array, const FdRules& rules,
+                       BufferState& state);
+  int install_files(PendingRead& read, alloc::Buffer& buffer) CUSED_EXCLUDES(inner_lock_);
+  std::vector<FileFixup> take_pending_files(const alloc::Buffer& buffer)
+      CUSED_EXCLUDES(inner_lock_);
+  void keep_array_fds(const alloc::Buffer& buffer, std::vector<int> fds)
+      CUSED_EXCLUDES(inner_lock_);
+  void close_array_fds(Thread* thread, const std::vector<int>& fds, CallerFiles* closer)
+      CUSED_EXCLUDES(inner_lock_);
+  static void close_fds(CallerFiles* files, const std::vector<int>& fds);
 
   // ---- refcount.cc: nodes and refs (S6). The node functions are static: a node's owner may
   // be any proc, and they lock whatever the node needs (binder_node_inner_lock).
@@ -377,6 +407,10 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);
   alloc::Allocator alloc_;
   std::atomic<bool> released_{false};
+  // Set by the first ioctl that came with a file table (Completion::caller_files()): from then on
+  // the proc's reads can install the fds sent to it, so senders may pass it fds. Atomic, no lock:
+  // it only ever goes from false to true, and senders read it without the proc's locks.
+  std::atomic<bool> receives_files_{false};
   Stats stats_;
   ObjCounter counter_;
 

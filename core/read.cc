@@ -212,7 +212,8 @@ Proc::ReadStep Proc::emit_node_work(PendingRead& read, Node& node) {
 }
 
 // A transaction or reply ends the read (S3.2 step 6). A sync call goes on the receiving thread's
-// stack: it must reply from this thread (S4.4).
+// stack: it must reply from this thread (S4.4). Its files are installed in the reader first
+// (S5.6), as binder_thread_read does before it copies the transaction out.
 Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
                                       const std::shared_ptr<Transaction>& t) {
   alloc::Buffer* buffer = t->get_buffer();
@@ -220,6 +221,8 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
     free_transaction(*t);
     return ReadStep::kContinue;
   }
+  if (t->carries_files && install_files(read, *buffer) != 0)
+    return drop_undeliverable(thread, read, t, *buffer);
   const Node* target = t->target_node.get();
   binder_transaction_data_secctx tr{};
   binder_transaction_data& data = tr.transaction_data;
@@ -245,9 +248,10 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   put_return(*this, read, cmd);
   read.put(&tr, size);
   if (read.flush()) {
-    // S3.2 step 7: a transaction that cannot be copied out fails back to its sender.
+    // S3.2 step 7: a transaction that cannot be copied out fails back to its sender. Its buffer
+    // goes as if freed by the reader, FDA fds and all (FD objects' fds stay, as in the kernel).
     cleanup_transaction(t, BR_FAILED_REPLY);
-    free_buffer(&thread, *buffer);
+    free_buffer(&thread, *buffer, read.completion->caller_files());
     return ReadStep::kFault;
   }
   buffer->allow_user_free.store(true, std::memory_order_release);
@@ -261,6 +265,20 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   } else {
     free_transaction(*t);
   }
+  return ReadStep::kDone;
+}
+
+// S5.6: the reader could not take the transaction's files. A sync call fails back to its sender
+// (BR_FAILED_REPLY, no extended error) and the reader reads on; a oneway just goes; a reply is
+// BR_FAILED_REPLY for the reader instead of BR_REPLY. The buffer is freed either way.
+Proc::ReadStep Proc::drop_undeliverable(Thread& thread, PendingRead& read,
+                                        const std::shared_ptr<Transaction>& t,
+                                        alloc::Buffer& buffer) {
+  const bool reply = !t->target_node;
+  cleanup_transaction(t, BR_FAILED_REPLY);
+  free_buffer(&thread, buffer, read.completion->caller_files());
+  if (!reply) return ReadStep::kContinue;
+  put_return(*this, read, BR_FAILED_REPLY);
   return ReadStep::kDone;
 }
 

@@ -36,10 +36,12 @@ alloc::Buffer* Transaction::get_buffer() const {
   return buffer;
 }
 
-void Proc::transact(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
-                    bool reply, binder_size_t extra_buffers_size, uid_t caller_euid) {
+void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
+                    const binder_transaction_data& tr, bool reply, binder_size_t extra_buffers_size,
+                    uid_t caller_euid) {
   TxnPlan plan;
   plan.reply = reply;
+  plan.sender_files = files;
   const int debug_id = driver_.next_debug_id();
   {
     sync::LockGuard guard(inner_lock_);
@@ -216,6 +218,7 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
 
 // Hands the transaction to its target and queues the sender's completion (S3.5).
 TxnError Proc::deliver(Thread& thread, TxnPlan& plan) {
+  plan.t->carries_files = !plan.state.files.empty();
   if (plan.buffer->oneway_spam_suspect())
     plan.tcomplete->type = WorkType::kTransactionOnewaySpamSuspect;
   if (plan.reply) return deliver_reply(thread, plan);
@@ -351,7 +354,8 @@ void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
       sync::LockGuard guard(plan.t->lock);
       plan.t->buffer = nullptr;
     }
-    plan.target_proc->release_objects(nullptr, plan.state);
+    // S5.7: the files taken so far are dropped with the record; none was installed.
+    plan.target_proc->release_objects(nullptr, plan.state, nullptr);
     plan.target_proc->alloc_.free_buffer(*plan.buffer);
   } else if (plan.holds_target_strong) {
     dec_node(*plan.target_node, true, false);

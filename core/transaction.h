@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/locks.h"
+#include "core/passed_files.h"
 #include "core/stats.h"
 #include "core/work.h"
 #include "uapi/binder.h"
@@ -35,13 +36,29 @@ struct ObjectRecord {
   std::shared_ptr<Node> node;  // kNode: the receiver's own node
 };
 
-// The engine's state of one allocated buffer in its owner proc.
+// A sender's file on its way to the target (binder_txn_fd_fixup, S5.3/S5.4): held from the send
+// until the reader installs it, then its fd number goes to `offset` in the buffer (an FD object's
+// fd field, or one u32 slot of an FDA's array in its parent's copy).
+struct FileFixup {
+  std::unique_ptr<PassedFile> file;
+  binder_size_t offset;
+  bool in_array;  // FDA: the driver closes the installed fd at BC_FREE_BUFFER (S5.4)
+};
+
+// The engine's state of one allocated buffer in its owner proc. Kept in the owner's
+// buffer_states_, so every field is guarded by that proc's inner lock (a plan's own copy, before
+// it is filed there, belongs to the one request building it).
 struct BufferState {
   // Null for replies. Holds the local strong reference of S4.1/S6.7 until the buffer is freed.
   std::shared_ptr<Node> target_node;
   std::vector<ObjectRecord> objects;
   // binder_buffer.transaction: the transaction still using the buffer.
   std::weak_ptr<Transaction> transaction;
+  // The transaction's files not installed yet (the kernel's t->fd_fixups): moved out by the read
+  // that delivers it; dropped with the record, never installed, if it goes undelivered.
+  std::vector<FileFixup> files;
+  // The fds installed in the receiver for FDA objects, which BC_FREE_BUFFER closes (S5.8).
+  std::vector<int> array_fds;
 };
 
 // BR_TRANSACTION_COMPLETE and its variants for the sender (binder_work "tcomplete").
@@ -80,6 +97,9 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
   std::shared_ptr<Node> target_node;         // null for replies
   std::shared_ptr<Transaction> from_parent;  // the sender's stack below this call
   binder_uintptr_t security_ctx = 0;         // receiver address of the label (S4.9)
+  // Its buffer's record holds files for the reader to install (S5.6): only then does the read
+  // look there.
+  bool carries_files = false;
   // S10.6: the logs show how long a transaction has been in flight.
   const std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   ObjCounter counter;  // S10.6 `stats`: transaction

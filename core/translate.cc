@@ -5,6 +5,7 @@
 // kept in daemon memory (BufferState); the buffer itself is never read back.
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 #include "core/align.h"
@@ -62,16 +63,20 @@ struct Proc::Translation {
   struct Processed {
     binder_size_t offset;
     bool is_ptr;
-    binder_buffer_object bbo;  // PTR objects as translated (target addresses)
+    binder_buffer_object bbo;        // PTR objects as translated (target addresses)
+    binder_uintptr_t sender_buffer;  // and the sender's address of their payload
   };
   struct SgCopy {
     binder_size_t offset;  // in the target buffer
     binder_uintptr_t sender;
     binder_size_t length;
   };
+  // A pointer written into a parent's copy, or (skip > 0) an FDA's fd slots left out of the copy
+  // and filled at delivery (binder_ptr_fixup).
   struct Fixup {
-    binder_size_t offset;  // of the pointer slot in the target buffer
+    binder_size_t offset;  // of the slot in the target buffer
     binder_uintptr_t value;
+    binder_size_t skip;
   };
 
   std::vector<binder_size_t> offsets;
@@ -82,6 +87,7 @@ struct Proc::Translation {
   binder_size_t sg_end = 0;
   binder_size_t last_fixup_obj_off = 0;
   binder_size_t last_fixup_min_off = 0;
+  FdRules fd_rules;
 
   // binder_validate_ptr: the PTR object at offsets[index], if it was processed already.
   const Processed* ptr_at(binder_size_t index, std::size_t num_valid) const {
@@ -108,10 +114,10 @@ struct Proc::Translation {
     }
     return fixup_offset >= last_min;
   }
-  void add_fixup(binder_size_t offset, binder_uintptr_t value) {
+  void add_fixup(binder_size_t offset, binder_uintptr_t value, binder_size_t skip = 0) {
     auto it = std::upper_bound(fixups.begin(), fixups.end(), offset,
                                [](binder_size_t o, const Fixup& f) { return o < f.offset; });
-    fixups.insert(it, Fixup{offset, value});
+    fixups.insert(it, Fixup{offset, value, skip});
   }
 };
 
@@ -144,9 +150,13 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
   if (buffer.extra_buffers_size() % sizeof(std::uint64_t)) return {BR_FAILED_REPLY, -EINVAL};
   x.sg_offset = align8(off_start + tr.offsets_size);
   x.sg_end = x.sg_offset + buffer.extra_buffers_size() - align8(plan.secctx.size());
+  x.fd_rules = {plan.in_reply_to ? (plan.in_reply_to->flags & TF_ACCEPT_FDS) != 0
+                                 : plan.target_node->accept_fds,
+                plan.sender_files, target.receives_files_.load(std::memory_order_relaxed)};
+  const binder_uintptr_t target_base = target.alloc_.user_address(buffer);
 
   // Step 6: one object, translated in place.
-  auto translate = [&](Object& object, std::size_t index) {
+  auto translate = [&](Object& object, std::size_t index, binder_size_t object_offset) {
     switch (object.hdr.type) {
       case BINDER_TYPE_BINDER:
       case BINDER_TYPE_WEAK_BINDER:
@@ -155,11 +165,11 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
       case BINDER_TYPE_WEAK_HANDLE:
         return translate_handle(thread, object.fbo, target, plan.state);
       case BINDER_TYPE_FD:
-        return translate_fd();
+        return translate_fd_object(object.fdo, object_offset, x, plan.state);
       case BINDER_TYPE_FDA:
-        return translate_fd_array(memory, object.fdao, x, index, user_data, data_size);
+        return translate_fd_array(memory, object.fdao, x, index, target_base, plan.state);
       case BINDER_TYPE_PTR:
-        return translate_ptr(object.bbo, x, index, target.alloc_.user_address(buffer));
+        return translate_ptr(object.bbo, x, index, target_base);
       default:
         return -EINVAL;  // read_object accepts only the seven types
     }
@@ -178,8 +188,8 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
     std::size_t size = read_object(memory, user_data, data_size, object_offset, object);
     if (!size || object_offset < user_offset) return {BR_FAILED_REPLY, -EINVAL};
     user_offset = object_offset + size;
-    x.processed.push_back({object_offset, false, {}});
-    if (int ret = translate(object, index)) return {BR_FAILED_REPLY, ret};
+    x.processed.push_back({object_offset, false, {}, 0});
+    if (int ret = translate(object, index, object_offset)) return {BR_FAILED_REPLY, ret};
     std::memcpy(contents + object_offset, &object, size);
   }
   // Step 7: the rest of the data.
@@ -236,21 +246,22 @@ int Proc::translate_handle(Thread&, flat_binder_object& fp, Proc& target, Buffer
   return 0;
 }
 
-// S5.3: installing fds in the receiving process needs a way into it that cused does not have
-// yet; until then every fd fails as the kernel fails fds the target does not accept.
-int Proc::translate_fd() { return -EPERM; }
+// S5.3: the sender's file is held now; its fd in the target is chosen at delivery (S5.6), and
+// until then the target sees 0 in the 8-byte fd field (cookie and pad_flags pass unchanged).
+int Proc::translate_fd_object(binder_fd_object& fdo, binder_size_t object_offset,
+                              const Translation& x, BufferState& state) {
+  const std::uint32_t fd = fdo.fd;
+  fdo.pad_binder = 0;
+  return take_file(fd, object_offset + offsetof(binder_fd_object, fd), false, x.fd_rules, state);
+}
 
 // S5.4: the parent must be a PTR processed already, within the ordering rule, and big enough.
+// Each fd is read from the sender's copy of the parent and taken as an FD object's is; the array's
+// slots in the target's copy are skipped by the sg copy and filled at delivery.
 int Proc::translate_fd_array(UserMemory& memory, const binder_fd_array_object& fda, Translation& x,
-                             std::size_t index, binder_uintptr_t user_data,
-                             binder_size_t data_size) {
+                             std::size_t index, binder_uintptr_t target_base, BufferState& state) {
   const Translation::Processed* parent = x.ptr_at(fda.parent, index);
   if (!parent || !x.fixup_allowed(parent->offset, fda.parent_offset)) return -EINVAL;
-  // The sender's parent object gives the sender address of the array.
-  Object sender_parent;
-  if (read_object(memory, user_data, data_size, parent->offset, sender_parent) !=
-      sizeof(binder_buffer_object))
-    return -EINVAL;
   x.last_fixup_obj_off = parent->offset;
   x.last_fixup_min_off = fda.parent_offset + sizeof(std::uint32_t) * fda.num_fds;
   if (fda.num_fds == 0) return 0;  // S11.15
@@ -258,13 +269,25 @@ int Proc::translate_fd_array(UserMemory& memory, const binder_fd_array_object& f
   const binder_size_t fd_buf_size = sizeof(std::uint32_t) * fda.num_fds;
   if (fd_buf_size > parent->bbo.length || fda.parent_offset > parent->bbo.length - fd_buf_size)
     return -EINVAL;
-  const binder_uintptr_t sender_fds = sender_parent.bbo.buffer + fda.parent_offset;
-  if ((parent->bbo.buffer + fda.parent_offset) % sizeof(std::uint32_t) ||
-      sender_fds % sizeof(std::uint32_t))
-    return -EINVAL;
-  std::uint32_t fd = 0;
-  if (memory.read(sender_fds, &fd, sizeof fd)) return -EINVAL;
-  return translate_fd();
+  // The kernel reads the sender's parent object again for the array's sender address; the copy
+  // held for the payload now has the translated object there, so the address is the one recorded
+  // when the parent was translated.
+  const binder_uintptr_t sender_fds = parent->sender_buffer + fda.parent_offset;
+  const binder_size_t fda_offset = parent->bbo.buffer - target_base + fda.parent_offset;
+  if (fda_offset % sizeof(std::uint32_t) || sender_fds % sizeof(std::uint32_t)) return -EINVAL;
+  x.add_fixup(fda_offset, 0, fd_buf_size);
+  // The whole array in one read; where that faults, fd by fd, so that the failure comes after the
+  // fds before it were taken, where the kernel's copy_from_user of that fd fails.
+  std::vector<std::uint32_t> fds(fda.num_fds);
+  const bool whole = memory.read(sender_fds, fds.data(), fd_buf_size) == 0;
+  for (binder_size_t i = 0; i < fda.num_fds; i++) {
+    const binder_uintptr_t at = sender_fds + i * sizeof(std::uint32_t);
+    if (!whole && memory.read(at, &fds[i], sizeof fds[i])) return -EINVAL;
+    if (int ret =
+            take_file(fds[i], fda_offset + i * sizeof(std::uint32_t), true, x.fd_rules, state))
+      return ret;
+  }
+  return 0;
 }
 
 // S5.5: the payload goes to the next slot of the sg area, the object points there, and a child
@@ -285,6 +308,7 @@ int Proc::translate_ptr(binder_buffer_object& bp, Translation& x, std::size_t in
   }
   x.processed[index].is_ptr = true;
   x.processed[index].bbo = bp;
+  x.processed[index].sender_buffer = x.copies.back().sender;
   x.last_fixup_obj_off = x.processed[index].offset;
   x.last_fixup_min_off = 0;
   return 0;
@@ -305,17 +329,24 @@ int Proc::copy_sg_buffers(UserMemory& memory, const Translation& x, std::byte* c
       if (!failed && chunk) failed = memory.read(copy.sender + done, contents + offset, chunk) != 0;
       done += chunk;
       if (chunk == left) break;
-      if (!failed) std::memcpy(contents + fixup->offset, &fixup->value, sizeof fixup->value);
-      done += sizeof fixup->value;
+      if (fixup->skip) {
+        done += fixup->skip;  // an FDA's slots: written in the target's context (S5.6)
+      } else {
+        if (!failed) std::memcpy(contents + fixup->offset, &fixup->value, sizeof fixup->value);
+        done += sizeof fixup->value;
+      }
       ++fixup;
     }
   }
   return failed ? -EINVAL : 0;
 }
 
-// S5.8: what the buffer's transaction took is given back; the buffer's owner runs this.
-void Proc::release_objects(Thread*, BufferState& state) {
+// S5.8: what the buffer's transaction took is given back; the buffer's owner runs this. FD objects
+// need nothing (a delivered fd is the receiver's; an undelivered file goes with the record), FDA
+// fds are closed in the freeing caller.
+void Proc::release_objects(Thread* thread, BufferState& state, CallerFiles* closer) {
   if (state.target_node) dec_node(*state.target_node, true, false);
+  close_array_fds(thread, state.array_fds, closer);
   for (const ObjectRecord& object : state.objects) {
     if (object.kind == ObjectRecord::Kind::kNode)
       dec_node(*object.node, object.strong, false);
@@ -327,7 +358,7 @@ void Proc::release_objects(Thread*, BufferState& state) {
 
 // binder_free_buf: BC_FREE_BUFFER, or a buffer the engine gives up. A oneway's buffer going
 // releases the next oneway queued on its node (S4.5).
-void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer) {
+void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer, CallerFiles* closer) {
   BufferState state;
   std::shared_ptr<Transaction> user;  // dropped after the locks
   {
@@ -351,7 +382,7 @@ void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer) {
       }
     }
   }
-  release_objects(thread, state);
+  release_objects(thread, state, closer);
   alloc_.free_buffer(buffer);
 }
 

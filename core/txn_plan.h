@@ -10,6 +10,8 @@ namespace cused::core {
 
 struct Proc::TxnPlan {
   bool reply = false;
+  // The sender's file table (null: FUSE, CUSE), where FD and FDA objects take their files from.
+  CallerFiles* sender_files = nullptr;
   std::shared_ptr<Transaction> t;
   std::shared_ptr<Transaction> in_reply_to;
   std::shared_ptr<Proc> target_proc;

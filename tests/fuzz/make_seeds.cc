@@ -19,12 +19,16 @@ constexpr int kSm = 0, kServer = 1, kClient = 2;
 constexpr int kIncrefs = 0, kAcquire = 1, kRelease = 2, kDecrefs = 3;
 constexpr std::uint8_t kNonblock = 1, kBlock = 0, kNoRead = 4;
 
-// Manager, server and client; the server publishes ptr index 0 to the manager (handle 1 there).
-ScriptWriter world(std::uint8_t variant = 0) {
+// Manager, server and client; the server publishes ptr index 0 to the manager (handle 1 there),
+// created with `node_flags`.
+ScriptWriter world(std::uint8_t variant = 0, std::uint16_t node_flags = 0) {
   ScriptWriter w;
   w.open(kSm, 5, variant).context_mgr(kSm, 0).open(kServer, 5, variant).open(kClient, 5, variant);
   // server: oneway to the manager carrying its binder; answers BR_INCREFS / BR_ACQUIRE.
-  w.write_read(kServer, 0, 1, kNonblock).transaction(0, 0, 1, TF_ONE_WAY).parcel(8, 1).binder(0);
+  w.write_read(kServer, 0, 1, kNonblock)
+      .transaction(0, 0, 1, TF_ONE_WAY)
+      .parcel(8, 1)
+      .binder(0, 7, node_flags);
   w.write_read(kServer, 0, 2, kNoRead).ref_done(0).ref_done(1);
   // manager: takes the handle, keeps strong and weak refs, frees the buffer.
   w.read(kSm, 0, kNonblock);
@@ -32,15 +36,20 @@ ScriptWriter world(std::uint8_t variant = 0) {
   return w;
 }
 
+// `slot`'s thread frees the buffer it was given and replies with one object (which follows).
+ScriptWriter& free_and_reply_with_one(ScriptWriter& w, int slot, int thread,
+                                      std::uint8_t read_mode) {
+  return w.write_read(slot, thread, 2, read_mode)
+      .free_delivered()
+      .transaction(kTxnReply, 0, 0, 0)
+      .parcel(0, 1);
+}
+
 // The client asks the manager (sync) and gets the handle back (its handle 1).
 ScriptWriter& fetch(ScriptWriter& w) {
   w.write_read(kClient, 0, 1, kBlock).transaction(0, 0, 2, 0).parcel(4, 0);
   w.read(kSm, 0, kNonblock);
-  w.write_read(kSm, 0, 2, kNonblock)
-      .free_delivered()
-      .transaction(kTxnReply, 0, 0, 0)
-      .parcel(0, 1)
-      .handle(1);
+  free_and_reply_with_one(w, kSm, 0, kNonblock).handle(1);
   w.read(kClient, 0, kNonblock);
   w.write_read(kClient, 0, 3, kNoRead).refcount(kIncrefs, 1).refcount(kAcquire, 1).free_delivered();
   return w;
@@ -77,6 +86,31 @@ ScriptWriter& send_ptr_and_fda(ScriptWriter& w, std::uint8_t data_bytes, std::ui
   w.obj(Obj::kFda).u8(0).u8(0).u8(0);
   w.u8(extra8);  // extra buffers / 8
   return w.read(kServer, 0, kNonblock);
+}
+
+// Open variant bits (script.h): every proc has a file table (fds 0-15 open, room for 24); its
+// frontend cannot close another process's fds.
+constexpr std::uint8_t kFiles = 0x40, kNoClose = 0x80;
+
+// world() with file tables and a server node that accepts fds, fetched by the client (handle 1).
+ScriptWriter fd_world(std::uint8_t variant = kFiles) {
+  ScriptWriter w = world(variant, FLAT_BINDER_FLAG_ACCEPTS_FDS);
+  return fetch(w);
+}
+
+// Three oneways of three FD objects each to a server with room for 8 more fds: the third fails
+// to install at its third fd (S5.6) and the two installed before are closed again.
+ScriptWriter fd_overflow(std::uint8_t variant) {
+  ScriptWriter w = fd_world(variant);
+  for (int i = 0; i < 3; i++) {
+    w.write_read(kClient, 1, 1, kNoRead).transaction(0, 1, 3, TF_ONE_WAY).parcel(0, 3);
+    w.fd(1).fd(2).fd(3);
+    w.read(kServer, 1, kNonblock).write_read(kServer, 1, 1, kNoRead).free_delivered();
+  }
+  // and a sync call of three fds, which cannot be installed either: BR_FAILED_REPLY to the client
+  w.write_read(kClient, 1, 1, kBlock).transaction(0, 1, 3, 0).parcel(0, 3);
+  w.fd(4).fd(5).fd(6);
+  return w.read(kServer, 1, kNonblock);
 }
 
 using Seeds = std::map<std::string, std::function<ScriptWriter()>>;
@@ -140,6 +174,43 @@ Seeds conformance() {
          call(w);
          w.op(Op::kShrink).u8(0);
          return call(w);
+       }},
+      {"fd_call_reply",
+       [] {
+         // S5.3-S5.8: an FD object and an FDA of two fds in a PTR go to the server, whose reply
+         // carries an fd back to the client (TF_ACCEPT_FDS); both free their buffers.
+         auto w = fd_world();
+         w.write_read(kClient, 1, 1, kBlock).transaction(kTxnSg, 1, 3, TF_ACCEPT_FDS).parcel(8, 3);
+         w.fd(1);
+         w.obj(Obj::kPtr).u8(0).u8(1).u8(0).u8(0);
+         w.obj(Obj::kFda).u8(2).u8(1).u8(0);
+         w.u8(1);  // extra buffers / 8
+         w.read(kServer, 1, kNonblock);
+         free_and_reply_with_one(w, kServer, 1, kNonblock).fd(2);
+         w.read(kClient, 1, kNonblock);
+         return w.write_read(kClient, 1, 1, kNoRead).free_delivered();
+       }},
+      {"fd_install_failure", [] { return fd_overflow(kFiles); }},
+      {"fd_install_failure_no_close", [] { return fd_overflow(kFiles | kNoClose); }},
+      {"fd_teardown",
+       [] {
+         // Files in flight when the target goes: a call, a oneway in the proc queue and one in
+         // the node queue (S1.9); then a reply with an fd left to a caller thread that exits
+         // (S2.6).
+         auto w = fd_world();
+         w.write_read(kClient, 1, 1, kBlock).transaction(0, 1, 3, 0).parcel(0, 1).fd(1);
+         w.write_read(kClient, 2, 2, kNoRead)
+             .transaction(0, 1, 4, TF_ONE_WAY)
+             .parcel(0, 1)
+             .fd(2)
+             .transaction(0, 1, 5, TF_ONE_WAY)
+             .parcel(0, 1)
+             .fd(3);
+         w.close(kServer);
+         w.write_read(kClient, 3, 1, kNoRead).transaction(0, 0, 6, TF_ACCEPT_FDS).parcel(0, 0);
+         w.read(kSm, 0, kNonblock);
+         free_and_reply_with_one(w, kSm, 0, kNoRead).fd(5);
+         return w.op(Op::kThreadExit).u8(kClient).u8(3);
        }},
       {"node_info_ioctls",
        [] {

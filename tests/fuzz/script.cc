@@ -21,6 +21,7 @@
 #include "core/proc.h"
 #include "core/security.h"
 #include "core/sync/lock_policy.h"
+#include "tests/fake_files.h"
 #include "uapi/binder.h"
 
 namespace cused::fuzz {
@@ -50,6 +51,9 @@ constexpr std::array<unsigned, 11> kIoctls = {BINDER_VERSION,
                                               BINDER_GET_FROZEN_INFO,
                                               BINDER_SET_CONTEXT_MGR_EXT};
 constexpr std::size_t kMaxSteps = 400;
+// A slot's fake file table (open variant bit 6): fds 0 .. kOpenFds - 1 open, kMaxFds the limit.
+constexpr std::uint8_t kWithFiles = 0x40, kCloseRefused = 0x80;
+constexpr int kOpenFds = 16, kMaxFds = 24;
 constexpr std::uint64_t kBogusAddress = 0xdead0000;
 
 // The script bytes; past the end every read is zero, so any input is a complete script.
@@ -143,8 +147,9 @@ struct CallState {
 
 class ScriptCompletion final : public core::Completion {
  public:
-  ScriptCompletion(std::shared_ptr<CallState> state, Arena& arena)
-      : state_(std::move(state)), arena_(arena) {}
+  ScriptCompletion(std::shared_ptr<CallState> state, Arena& arena,
+                   std::shared_ptr<testing::FakeFiles> files)
+      : state_(std::move(state)), arena_(arena), files_(std::move(files)) {}
   void complete(long result, std::span<const std::byte> out) override {
     state_->completion = nullptr;
     if (state_->done) state_->result = kCompletedTwice;  // reported by the runner
@@ -154,10 +159,12 @@ class ScriptCompletion final : public core::Completion {
       std::memcpy(&state_->bwr, out.data(), out.size());
   }
   core::UserMemory& user_memory() override { return arena_; }
+  core::CallerFiles* caller_files() override { return files_.get(); }
 
  private:
   std::shared_ptr<CallState> state_;
   Arena& arena_;
+  std::shared_ptr<testing::FakeFiles> files_;
 };
 
 class ScriptMapping final : public core::MappingFinder {
@@ -178,6 +185,7 @@ struct Slot {
   pid_t pid = 0;
   client::FollowUps owed;  // delivered buffers, node requests and deaths not yet answered
   std::array<std::shared_ptr<CallState>, kThreads> parked;
+  std::shared_ptr<testing::FakeFiles> files;  // null: a FUSE caller
 };
 
 class Runner {
@@ -281,9 +289,17 @@ class Runner {
     const core::BufferFile& buffers = *file;
     slot.proc = device_->open(core::OpenerIdentity{slot.pid, slot.pid, 1000}, std::move(file),
                               std::make_unique<ScriptMapping>(buffers, space));
+    if (variant & kWithFiles) slot.files = file_table(slot.pid, variant & kCloseRefused);
     if (space)
       arena_.add_readable(slot.proc.get(), reinterpret_cast<std::uint64_t>(buffers.data()), space);
     opened_.push_back(slot.proc);
+  }
+
+  std::shared_ptr<testing::FakeFiles> file_table(pid_t pid, bool close_refused) {
+    auto files = std::make_shared<testing::FakeFiles>(passed_files_, kMaxFds);
+    for (int fd = 0; fd < kOpenFds; fd++) files->open(fmt::format("{}:{}", pid, fd));
+    if (close_refused) files->refuse_close();
+    return files;
   }
 
   void close(Slot& slot) {
@@ -310,7 +326,7 @@ class Runner {
     request.arg = arg;
     request.nonblock = nonblock;
     calls_.push_back(state);
-    auto completion = std::make_unique<ScriptCompletion>(state, arena_);
+    auto completion = std::make_unique<ScriptCompletion>(state, arena_, slot.files);
     state->completion = completion.get();
     slot.proc->ioctl(request, std::move(completion));
     trace(fmt::format("  ioctl {:#x} pid {} tid {}: {}", cmd, slot.pid, request.tid,
@@ -618,6 +634,19 @@ class Runner {
     for (Slot& slot : slots_) {
       if (slot.proc) append(core::InvariantChecker::check(*slot.proc));
     }
+    check_passed_files();
+  }
+
+  // Between steps no request is inside core, so every PassedFile alive must be one core holds in
+  // a buffer record for an undelivered transaction (S5.6, S5.7).
+  void check_passed_files() {
+    std::size_t held = 0;
+    for (const auto& weak : opened_) {
+      if (auto proc = weak.lock()) held += core::InvariantChecker::held_files(*proc);
+    }
+    const long live = passed_files_->load();
+    if (live != static_cast<long>(held))
+      violation(fmt::format("{} PassedFiles alive but core holds {} (S5.7)", live, held));
   }
 
   void finish() {
@@ -634,9 +663,12 @@ class Runner {
         violation(fmt::format("proc {} still alive after every proc closed: leaked work or refs",
                               proc->pid()));
     }
+    if (long live = passed_files_->load())
+      violation(fmt::format("{} PassedFiles alive after every proc closed (S5.7)", live));
   }
 
   Arena arena_;
+  testing::PassedFileCount passed_files_ = testing::new_passed_file_count();
   std::shared_ptr<core::Driver> driver_ = std::make_shared<core::Driver>();
   std::shared_ptr<core::Device> device_;
   std::array<Slot, kSlots> slots_;

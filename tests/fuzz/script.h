@@ -4,7 +4,10 @@
 // bytes), reads that park, thread exit, flush, interrupt, poll, munmap, other ioctls with
 // arbitrary arguments, and "shrink now". The script drives core in-process through an arena
 // UserMemory; after every step core's invariants must hold, and after the last step every proc
-// is closed and must leave nothing behind.
+// is closed and must leave nothing behind. A proc opened with variant bit 6 is served with a fake
+// file table (tests/fake_files.h: fds 0-15 open, room for 24, so installs fail once it fills;
+// bit 7: close() is refused with ENOSYS), so FD and FDA objects travel; every PassedFile alive
+// must be one core holds for an undelivered transaction, and none may be left at the end.
 //
 // The byte format is what ScriptWriter emits and ScriptRunner reads; a reader past the end sees
 // zeros, so every byte string is a valid script.
@@ -19,7 +22,7 @@
 namespace cused::fuzz {
 
 enum class Op : std::uint8_t {
-  kOpen,        // slot, space index (kSpaces), variant byte
+  kOpen,        // slot, space index (kSpaces), variant byte (bit 6: file table, bit 7: no close)
   kClose,       // slot
   kContextMgr,  // slot, thread
   kWriteRead,   // slot, thread, read mode, command count, commands...
@@ -53,7 +56,7 @@ enum class Obj : std::uint8_t {
   kWeakBinder,  // ptr index, cookie
   kHandle,      // handle
   kWeakHandle,  // handle
-  kFd,          // fd
+  kFd,          // fd (0-15 are open in a slot with a file table)
   kFda,         // num_fds, parent, parent_offset
   kPtr,         // where (0: scratch, 1: bogus, 2: client buffer space), length/8, parent, offset
   kGarbage,     // offset
@@ -124,6 +127,7 @@ class ScriptWriter {
     return obj(Obj::kBinder).u8(ptr_index).u8(cookie).u16(flags);
   }
   ScriptWriter& handle(std::uint8_t handle) { return obj(Obj::kHandle).u8(handle); }
+  ScriptWriter& fd(std::uint8_t fd) { return obj(Obj::kFd).u8(fd); }
   ScriptWriter& free_delivered(std::uint8_t index = 0) { return cmd(Cmd::kFreeBuffer).u8(index); }
   ScriptWriter& free_raw(std::uint64_t address) {
     return cmd(Cmd::kFreeBuffer).u8(0xff).u64(address);

@@ -227,8 +227,8 @@ namespace {
 
 class TestCompletion final : public Completion {
  public:
-  explicit TestCompletion(std::shared_ptr<Call::State> state)
-      : state_(std::move(state)), memory_(&state_->user_reads) {}
+  TestCompletion(std::shared_ptr<Call::State> state, std::shared_ptr<testing::FakeFiles> files)
+      : state_(std::move(state)), memory_(&state_->user_reads), files_(std::move(files)) {}
   void complete(long result, std::span<const std::byte> out) override {
     EXPECT_FALSE(state_->done) << "completed twice";
     state_->result = result;
@@ -242,10 +242,12 @@ class TestCompletion final : public Completion {
     state_->done.notify_all();
   }
   UserMemory& user_memory() override { return memory_; }
+  CallerFiles* caller_files() override { return files_.get(); }
 
  private:
   std::shared_ptr<Call::State> state_;
   SelfMemory memory_;
+  std::shared_ptr<testing::FakeFiles> files_;
 };
 
 class TestMapping final : public MappingFinder {
@@ -314,6 +316,12 @@ Client::Client(Env& env, pid_t pid, uid_t euid, bool mapped, std::size_t space)
   proc_ = env_.device->open(OpenerIdentity{pid, pid, euid}, std::move(buffers), std::move(finder));
 }
 
+testing::FakeFiles& Client::give_files(int max_fds) {
+  files_ = std::make_shared<testing::FakeFiles>(env_.passed_files, max_fds);
+  for (const char* name : {"stdin", "stdout", "stderr"}) files_->open(name);
+  return *files_;
+}
+
 long Client::ioctl(pid_t tid, unsigned cmd, void* arg, std::size_t size, uid_t euid) {
   auto state = std::make_shared<Call::State>();
   IoctlRequest request;
@@ -322,7 +330,7 @@ long Client::ioctl(pid_t tid, unsigned cmd, void* arg, std::size_t size, uid_t e
   request.euid = euid == ~0u ? euid_ : euid;
   request.cmd = cmd;
   request.arg = {static_cast<const std::byte*>(arg), size};
-  proc_->ioctl(request, std::make_unique<TestCompletion>(state));
+  proc_->ioctl(request, std::make_unique<TestCompletion>(state, files_));
   EXPECT_TRUE(state->done) << "ioctl " << std::hex << cmd << " did not finish";
   if (arg && state->out.size() == size) std::memcpy(arg, state->out.data(), size);
   return state->result;
@@ -357,7 +365,7 @@ Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call
   request.cmd = BINDER_WRITE_READ;
   request.arg = std::as_bytes(std::span<const binder_write_read, 1>(&bwr, 1));
   request.nonblock = nonblock;
-  auto completion = std::make_unique<TestCompletion>(call.state);
+  auto completion = std::make_unique<TestCompletion>(call.state, files_);
   {
     std::lock_guard guard(state.lock);
     state.completion = completion.get();
@@ -374,7 +382,7 @@ Call Client::ioctl_async(pid_t tid, unsigned cmd, const void* arg, std::size_t s
   request.euid = euid_;
   request.cmd = cmd;
   request.arg = {static_cast<const std::byte*>(arg), size};
-  auto completion = std::make_unique<TestCompletion>(call.state);
+  auto completion = std::make_unique<TestCompletion>(call.state, files_);
   {
     std::lock_guard guard(call.state->lock);
     call.state->completion = completion.get();

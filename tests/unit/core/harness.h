@@ -3,7 +3,9 @@
 // every binder thread). User memory is this test process's own memory, reached through
 // process_vm_readv/writev on our own pid, so a bad address is EFAULT as for a real caller, and
 // the client's mapping of its buffer space is the daemon's own mapping of the memfd: a delivered
-// BR_TRANSACTION points at bytes the test can read directly.
+// BR_TRANSACTION points at bytes the test can read directly. A client given a file table
+// (give_files) is served as `cused run` serves its callers: its requests carry a fake CallerFiles
+// (tests/fake_files.h), so it can send and receive fds; without one it is a FUSE caller.
 #pragma once
 
 #include <sys/types.h>
@@ -25,6 +27,7 @@
 #include "core/proc.h"
 #include "core/sync/lock_policy.h"
 #include "core/user_memory.h"
+#include "tests/fake_files.h"
 #include "uapi/binder.h"
 
 namespace cused::core::test {
@@ -151,6 +154,11 @@ class Client {
 
   pid_t pid() const { return pid_; }
   Proc& proc() { return *proc_; }
+  // From now on the client's requests carry this file table, pre-filled with stdin, stdout and
+  // stderr (fds 0-2); the proc can receive fds after its next ioctl (S5.6).
+  testing::FakeFiles& give_files(int max_fds = 1024);
+  // Its file table, null for a FUSE caller.
+  testing::FakeFiles* files() { return files_.get(); }
   std::shared_ptr<Proc>& handle() { return proc_; }
   void set_mapped(bool mapped) { *mapped_ = mapped; }
   const BufferFile& buffers() const { return *buffers_; }
@@ -188,6 +196,7 @@ class Client {
   const pid_t pid_;
   const uid_t euid_;
   std::shared_ptr<bool> mapped_;
+  std::shared_ptr<testing::FakeFiles> files_;
   const BufferFile* buffers_;
   std::shared_ptr<Proc> proc_;
 };
@@ -197,6 +206,8 @@ class Env {
   explicit Env(DeviceOptions options = {});
   std::shared_ptr<Driver> driver = std::make_shared<Driver>();
   std::shared_ptr<Device> device;
+  // PassedFile objects alive, over every client's file table (none may outlive its transaction).
+  testing::PassedFileCount passed_files = testing::new_passed_file_count();
 };
 
 // A lock policy as a gtest parameter name ("spin-then-park" -> "spinthenpark"), for suites that
