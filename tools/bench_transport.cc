@@ -202,10 +202,12 @@ double notify_round_trips(int iterations) {
     int listener_fd = cused::run::install_binder_ioctl_filter();
     if (listener_fd < 0) return -1.0;
     cused::run::Listener listener(listener_fd);
-    std::atomic<bool> done{false};
+    // The answerer stops after the ioctl whose argument is NULL: the measured loop's last word.
     std::thread answerer([&] {
-      while (!done.load())
-        if (auto notification = listener.receive()) listener.answer(notification->id, 0);
+      while (auto notification = listener.receive()) {
+        listener.answer(notification->id, 0);
+        if (notification->data.args[2] == 0) break;
+      }
     });
     binder_version version{};
     for (int i = 0; i < iterations / 10; ++i) ioctl(-1, BINDER_VERSION, &version);
@@ -213,8 +215,7 @@ double notify_round_trips(int iterations) {
     for (int i = 0; i < iterations; ++i) ioctl(-1, BINDER_VERSION, &version);
     double us =
         std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
-    done = true;
-    ioctl(-1, BINDER_VERSION, &version);  // wakes the answerer's last receive
+    ioctl(-1, BINDER_VERSION, nullptr);
     answerer.join();
     return us;
   });
