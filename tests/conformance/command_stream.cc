@@ -33,15 +33,25 @@ Commands& Commands::code(std::uint32_t command) { return with_payload(command, n
 Commands& Commands::transaction_data(std::uint32_t command, std::uint32_t handle,
                                      std::uint32_t code, std::string_view data, std::uint32_t flags,
                                      const std::vector<EmbeddedObject>& objects) {
+  std::vector<EmbeddedBytes> bytes;
+  for (const EmbeddedObject& embedded : objects)
+    bytes.push_back(EmbeddedBytes::Of(embedded.offset, embedded.object));
+  binder_transaction_data txn = build(handle, code, data, flags, bytes);
+  return with_payload(command, &txn, sizeof(txn));
+}
+
+binder_transaction_data Commands::build(std::uint32_t handle, std::uint32_t code,
+                                        std::string_view data, std::uint32_t flags,
+                                        const std::vector<EmbeddedBytes>& objects) {
   auto& buffer =
       payloads_.emplace_back(reinterpret_cast<const std::byte*>(data.data()),
                              reinterpret_cast<const std::byte*>(data.data()) + data.size());
   auto& offsets = payloads_.emplace_back(objects.size() * sizeof(binder_size_t));
   for (std::size_t i = 0; i < objects.size(); ++i) {
-    const EmbeddedObject& embedded = objects[i];
-    if (buffer.size() < embedded.offset + sizeof(embedded.object))
-      buffer.resize(embedded.offset + sizeof(embedded.object));
-    std::memcpy(buffer.data() + embedded.offset, &embedded.object, sizeof(embedded.object));
+    const EmbeddedBytes& embedded = objects[i];
+    if (buffer.size() < embedded.offset + embedded.bytes.size())
+      buffer.resize(embedded.offset + embedded.bytes.size());
+    std::memcpy(buffer.data() + embedded.offset, embedded.bytes.data(), embedded.bytes.size());
     binder_size_t offset = embedded.offset;
     std::memcpy(offsets.data() + i * sizeof(offset), &offset, sizeof(offset));
   }
@@ -53,7 +63,25 @@ Commands& Commands::transaction_data(std::uint32_t command, std::uint32_t handle
   txn.offsets_size = offsets.size();
   txn.data.ptr.buffer = AddressOf(buffer);
   txn.data.ptr.offsets = AddressOf(offsets);
-  return with_payload(command, &txn, sizeof(txn));
+  return txn;
+}
+
+Commands& Commands::sg(std::uint32_t command, const binder_transaction_data& txn,
+                       binder_size_t buffers_size) {
+  binder_transaction_data_sg sg{txn, buffers_size};
+  return with_payload(command, &sg, sizeof(sg));
+}
+
+Commands& Commands::transaction_sg(std::uint32_t handle, std::uint32_t code, std::string_view data,
+                                   std::uint32_t flags, const std::vector<EmbeddedBytes>& objects,
+                                   binder_size_t buffers_size) {
+  return sg(BC_TRANSACTION_SG, build(handle, code, data, flags, objects), buffers_size);
+}
+
+Commands& Commands::reply_sg(std::uint32_t code, std::string_view data, std::uint32_t flags,
+                             const std::vector<EmbeddedBytes>& objects,
+                             binder_size_t buffers_size) {
+  return sg(BC_REPLY_SG, build(0, code, data, flags, objects), buffers_size);
 }
 
 Commands& Commands::transaction(std::uint32_t handle, std::uint32_t code, std::string_view data,

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -20,6 +21,17 @@ struct EmbeddedObject {
   flat_binder_object object;
 };
 
+// Any object (a binder_buffer_object, a binder_fd_array_object ...) as raw bytes at its offset.
+struct EmbeddedBytes {
+  std::size_t offset;
+  std::vector<std::byte> bytes;
+  template <typename T>
+  static EmbeddedBytes Of(std::size_t offset, const T& object) {
+    const auto* first = reinterpret_cast<const std::byte*>(&object);
+    return {offset, std::vector<std::byte>(first, first + sizeof(object))};
+  }
+};
+
 class Commands {
  public:
   // A bare command word (BC_ENTER_LOOPER, or any code a test wants to send as is).
@@ -28,6 +40,13 @@ class Commands {
                         std::uint32_t flags = 0, const std::vector<EmbeddedObject>& objects = {});
   Commands& reply(std::uint32_t code, std::string_view data, std::uint32_t flags = 0,
                   const std::vector<EmbeddedObject>& objects = {});
+  // BC_TRANSACTION_SG / BC_REPLY_SG with objects of any type and `buffers_size` bytes of
+  // scatter-gather space (S5.5).
+  Commands& transaction_sg(std::uint32_t handle, std::uint32_t code, std::string_view data,
+                           std::uint32_t flags, const std::vector<EmbeddedBytes>& objects,
+                           binder_size_t buffers_size);
+  Commands& reply_sg(std::uint32_t code, std::string_view data, std::uint32_t flags,
+                     const std::vector<EmbeddedBytes>& objects, binder_size_t buffers_size);
   Commands& free_buffer(binder_uintptr_t buffer);
   // BC_INCREFS / BC_ACQUIRE / BC_RELEASE / BC_DECREFS.
   Commands& ref(std::uint32_t command, std::uint32_t handle);
@@ -47,6 +66,11 @@ class Commands {
   Commands& transaction_data(std::uint32_t command, std::uint32_t handle, std::uint32_t code,
                              std::string_view data, std::uint32_t flags,
                              const std::vector<EmbeddedObject>& objects);
+  // The binder_transaction_data of `data` with `objects` at their offsets (payloads kept).
+  binder_transaction_data build(std::uint32_t handle, std::uint32_t code, std::string_view data,
+                                std::uint32_t flags, const std::vector<EmbeddedBytes>& objects);
+  Commands& sg(std::uint32_t command, const binder_transaction_data& txn,
+               binder_size_t buffers_size);
 
   std::vector<std::byte> bytes_;
   // Transaction data and offsets arrays; a deque keeps them where the commands point.
@@ -66,6 +90,15 @@ struct Return {
   std::string data() const;
   // The flat_binder_object at `offset` in the transaction's data.
   flat_binder_object object_at(std::size_t offset) const;
+  // Any object at `offset` in the transaction's data (zeros where the data ends).
+  template <typename T>
+  T object_as(std::size_t offset) const {
+    T object{};
+    if (offset + sizeof(object) <= txn.data_size)
+      std::memcpy(&object, reinterpret_cast<const std::byte*>(txn.data.ptr.buffer) + offset,
+                  sizeof(object));
+    return object;
+  }
 };
 
 // Splits `size` bytes of a read buffer into items; on a code it does not know or a truncated
