@@ -11,9 +11,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "client/binder_device.h"
 #include "client/binder_process.h"
@@ -225,6 +228,94 @@ TEST_F(RunTest, RunAndFusePathProcessesTalkOnOneDevice_S4_8) {
   EXPECT_EQ(caller.finish(), 0);
   kill(manager, SIGKILL);
   waitpid(manager, nullptr, 0);
+}
+
+// Writes a BC_ stream; 0 or -errno.
+int write_commands(int fd, const std::vector<std::byte>& commands) {
+  binder_write_read bwr{};
+  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(commands.data());
+  bwr.write_size = commands.size();
+  return ioctl(fd, BINDER_WRITE_READ, &bwr) == 0 ? 0 : -errno;
+}
+
+// BC_TRANSACTION of a oneway to handle 0 carrying one FD object (S5.3).
+std::vector<std::byte> oneway_with_fd(int fd_to_send, flat_binder_object& object,
+                                      binder_size_t& offset) {
+  object = {};
+  object.hdr.type = BINDER_TYPE_FD;
+  object.handle = static_cast<std::uint32_t>(fd_to_send);
+  offset = 0;
+  binder_transaction_data txn{};
+  txn.flags = TF_ONE_WAY;
+  txn.data_size = sizeof object;
+  txn.offsets_size = sizeof offset;
+  txn.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(&object);
+  txn.data.ptr.offsets = reinterpret_cast<binder_uintptr_t>(&offset);
+  std::vector<std::byte> commands(sizeof(std::uint32_t) + sizeof txn);
+  std::uint32_t code = BC_TRANSACTION;
+  std::memcpy(commands.data(), &code, sizeof code);
+  std::memcpy(commands.data() + sizeof code, &txn, sizeof txn);
+  return commands;
+}
+
+std::size_t open_fds() {
+  std::size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    ++count;
+  return count;
+}
+
+// S5.7, S1.9: fds in flight when their sender and then their receiver are SIGKILLed: the daemon
+// (this process) holds each sender file only until its transaction goes, so its descriptors are
+// back to the baseline, and the survivor that still has the pipe's read end sees end of file
+// once its own write end is closed: no copy of it is left anywhere.
+TEST_F(RunTest, KilledSenderAndReceiverWithFdsInFlightLeakNothing_S5_7_S1_9) {
+  constexpr int kOneways = 8;
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_CLOEXEC), 0);
+  Report ready, sent;
+  const std::size_t baseline = open_fds();
+  RunChild manager(mount_.dir(), [&] {
+    BinderDevice device(node());
+    flat_binder_object object{};
+    object.flags = FLAT_BINDER_FLAG_ACCEPTS_FDS;
+    if (device.map() != 0 || ioctl(device.fd(), BINDER_SET_CONTEXT_MGR_EXT, &object) != 0) return 1;
+    ready.send(1);
+    pause();  // never reads: the oneways stay queued on its node
+    return 2;
+  });
+  ASSERT_TRUE(ready.receive());
+  RunChild sender(mount_.dir(), [&] {
+    BinderDevice device(node());
+    if (device.map() != 0) return 1;
+    for (int i = 0; i < kOneways; ++i) {
+      flat_binder_object object;
+      binder_size_t offset;
+      if (write_commands(device.fd(), oneway_with_fd(pipe_fds[1], object, offset)) != 0) return 2;
+    }
+    sent.send(1);
+    pause();
+    return 3;
+  });
+  ASSERT_TRUE(sent.receive());
+  close(pipe_fds[1]);
+  // One oneway is on the node's proc queue, the rest wait behind it (S4.5); each holds a file
+  // (besides the two procs' memfds and the two programs' listeners).
+  EXPECT_GE(open_fds(), baseline - 1 + kOneways) << "the daemon holds no sender file";
+  kill(sender.pid(), SIGKILL);
+  EXPECT_EQ(sender.finish(), -1);
+  kill(manager.pid(), SIGKILL);
+  EXPECT_EQ(manager.finish(), -1);
+  EXPECT_TRUE(mount_.wait_for_open_procs(0));
+  EXPECT_TRUE(wait_until([&] { return open_fds() == baseline - 1; })) << [] {
+    std::string links;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+      links += std::filesystem::read_symlink(entry.path()).string() + " ";
+    return links;
+  }();
+  char byte;
+  EXPECT_EQ(read(pipe_fds[0], &byte, 1), 0) << "a copy of the write end is still open";
+  close(pipe_fds[0]);
 }
 
 }  // namespace
