@@ -4,10 +4,14 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 namespace cused::client {
 
@@ -17,6 +21,18 @@ inline bool served_by_cused(const std::string& path) {
   constexpr long kFuseSuperMagic = 0x65735546;
   struct statfs fs {};
   return statfs(path.c_str(), &fs) == 0 && fs.f_type == kFuseSuperMagic;
+}
+
+// True when `path` is a CUSE character device (cused's --cuse node): the kernel files every CUSE
+// device under the "cuse" class, so its /sys/dev/char entry resolves into .../virtual/cuse/.
+inline bool served_by_cuse(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return false;
+  std::error_code error;
+  auto device = std::filesystem::canonical("/sys/dev/char/" + std::to_string(major(st.st_rdev)) +
+                                               ":" + std::to_string(minor(st.st_rdev)),
+                                           error);
+  return !error && device.parent_path().filename() == "cuse";
 }
 
 // True in a program started by `cused run` (it sets CUSED_RUN): its binder ioctls reach the daemon

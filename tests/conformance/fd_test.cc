@@ -26,11 +26,12 @@ namespace {
 constexpr std::uint32_t kReplyCode = 0x5f464452;
 
 // The fds travel only where the driver can reach both processes' descriptor tables.
-#define SKIP_WITHOUT_FD_PASSING()                                                         \
-  do {                                                                                    \
-    if (client::served_by_cused(DevicePath()) && !client::under_cused_run())              \
-      GTEST_SKIP() << "cused's FUSE and CUSE paths refuse fds (EPERM): they travel only " \
-                      "under cused run (docs/binderfs.md)";                               \
+#define SKIP_WITHOUT_FD_PASSING()                                                          \
+  do {                                                                                     \
+    if ((client::served_by_cused(DevicePath()) || client::served_by_cuse(DevicePath())) && \
+        !client::under_cused_run())                                                        \
+      GTEST_SKIP() << "cused's FUSE and CUSE paths refuse fds (EPERM): they travel only "  \
+                      "under cused run (docs/binderfs.md)";                                \
   } while (0)
 
 // "device:inode" of the file behind `fd`: the same in every process that has it open.
@@ -170,8 +171,7 @@ struct FdArrayCall {
 };
 
 // The fds of an FDA as the receiver finds them: in its copy of the parent buffer.
-std::vector<int> ReceivedArray(const Return& txn,
-                               std::size_t parent_at = FdArrayCall::kParentAt) {
+std::vector<int> ReceivedArray(const Return& txn, std::size_t parent_at = FdArrayCall::kParentAt) {
   auto parent = txn.object_as<binder_buffer_object>(parent_at);
   auto array = txn.object_as<binder_fd_array_object>(parent_at + sizeof(parent));
   std::vector<int> fds(array.num_fds);
