@@ -195,20 +195,24 @@ double remote_accesses(int iterations) {
   });
 }
 
-// The floor of a `cused run` ioctl: a notified ioctl whose answer comes at once, from another
-// thread (as from the daemon's workers), with nothing copied.
+// The floor of a `cused run` ioctl: a notified ioctl whose answer comes at once from another
+// process (as from the daemon), with nothing copied.
 double notify_round_trips(int iterations) {
   return in_child([&] {
     int listener_fd = cused::run::install_binder_ioctl_filter();
     if (listener_fd < 0) return -1.0;
-    cused::run::Listener listener(listener_fd);
-    // The answerer stops after the ioctl whose argument is NULL: the measured loop's last word.
-    std::thread answerer([&] {
+    pid_t answerer = fork();
+    if (answerer == 0) {
+      // Stops after the ioctl whose argument is NULL: the measured loop's last word.
+      cused::run::Listener listener(listener_fd);
+      listener.wake_synchronously();  // as the daemon does
       while (auto notification = listener.receive()) {
         listener.answer(notification->id, 0);
         if (notification->data.args[2] == 0) break;
       }
-    });
+      _exit(0);
+    }
+    close(listener_fd);
     binder_version version{};
     for (int i = 0; i < iterations / 10; ++i) ioctl(-1, BINDER_VERSION, &version);
     auto start = Clock::now();
@@ -216,7 +220,7 @@ double notify_round_trips(int iterations) {
     double us =
         std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
     ioctl(-1, BINDER_VERSION, nullptr);
-    answerer.join();
+    waitpid(answerer, nullptr, 0);
     return us;
   });
 }

@@ -23,33 +23,6 @@ namespace cused::cuse {
 
 namespace {
 
-// Interrupts a worker's read() of the channel at stop. SIGUSR2 is not used elsewhere in the
-// daemon; its handler does nothing, the EINTR is the point.
-constexpr int kStopSignal = SIGUSR2;
-
-void install_stop_signal() {
-  static const bool installed = [] {
-    struct sigaction action {};
-    action.sa_handler = [](int) {};
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = 0;  // no SA_RESTART: read() must fail with EINTR
-    return sigaction(kStopSignal, &action, nullptr) == 0;
-  }();
-  if (!installed) throw std::runtime_error("cused: cannot install the CUSE stop signal");
-}
-
-// Daemon-wide stop signals go to the threads that handle them (the FUSE loop, main's sigwait).
-void block_process_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&set, signal);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, kStopSignal);
-  pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
-}
-
 int open_channel(const std::string& name) {
   int fd = open("/dev/cuse", O_RDWR | O_CLOEXEC);
   if (fd >= 0) return fd;
@@ -77,7 +50,6 @@ dev_t sysfs_device_number(const std::string& name) {
 
 Session::Session(Device& device, const SessionOptions& options)
     : node_path_("/dev/" + device.name()) {
-  install_stop_signal();
   int channel = open_channel(device.name());
   std::string devname = "DEVNAME=" + device.name();
   const char* info[] = {devname.c_str()};
@@ -105,11 +77,8 @@ Session::Session(Device& device, const SessionOptions& options)
     fuse_session_destroy(session_);  // closes the channel: the device goes away
     throw;
   }
-  for (unsigned i = 0; i < std::max(options.threads, 1u); ++i) {
-    workers_.push_back(std::make_unique<Worker>());
-    Worker& worker = *workers_.back();
-    worker.thread = std::thread([this, &worker] { work(worker); });
-  }
+  workers_.start(std::max(options.threads, 1u),
+                 [this](const std::atomic<bool>& stopping) { work(stopping); });
 }
 
 Session::~Session() {
@@ -150,31 +119,20 @@ void Session::prepare_node(const SessionOptions& options) {
                                          node_path_, std::strerror(errno)));
 }
 
-void Session::work(Worker& worker) {
-  block_process_signals();
+void Session::work(const std::atomic<bool>& stopping) {
   fuse_buf buffer{};
-  while (!fuse_session_exited(session_)) {
+  while (!fuse_session_exited(session_) && !stopping.load(std::memory_order_acquire)) {
     int got = fuse_session_receive_buf(session_, &buffer);
     if (got == -EINTR || got == -EAGAIN) continue;
     if (got <= 0) break;  // stopped, or the channel is gone (ENODEV)
     fuse_session_process_buf(session_, &buffer);
   }
   std::free(buffer.mem);
-  worker.done.store(true, std::memory_order_release);
 }
 
 void Session::stop() {
   fuse_session_exit(session_);
-  for (auto& worker : workers_) {
-    // A signal that lands just before the worker enters read() is lost; send it until the
-    // worker has left.
-    while (!worker->done.load(std::memory_order_acquire)) {
-      pthread_kill(worker->thread.native_handle(), kStopSignal);
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    worker->thread.join();
-  }
-  workers_.clear();
+  workers_.stop();
 }
 
 }  // namespace cused::cuse

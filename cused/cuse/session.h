@@ -4,8 +4,8 @@
 // Each worker blocks in read() on the channel, where the kernel wakes one reader per request (as
 // libfuse's own loop does). Binder requests never hold a worker (a read with no work parks in
 // core), so a few workers serve any number of client threads. libfuse's loop cannot be used:
-// its threads cannot be woken from read() to stop, since CUSE has no unmount. stop() interrupts
-// each worker's read with a signal until it has left.
+// its threads cannot be woken from read() to stop, since CUSE has no unmount; BlockingWorkers
+// interrupts each worker's read with a signal until it has left.
 #pragma once
 
 #include <sys/types.h>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cused/cuse/cuse.h"
+#include "cused/request/blocking_workers.h"
 
 namespace cused::cuse {
 
@@ -46,17 +47,13 @@ class Session {
   const std::string& node_path() const { return node_path_; }
 
  private:
-  struct Worker {
-    std::thread thread;
-    std::atomic<bool> done{false};
-  };
   void serve_init();
   void prepare_node(const SessionOptions& options);
-  void work(Worker& worker);
+  void work(const std::atomic<bool>& stopping);
 
   const std::string node_path_;
   fuse_session* session_ = nullptr;
-  std::vector<std::unique_ptr<Worker>> workers_;
+  BlockingWorkers workers_;
 };
 
 }  // namespace cused::cuse

@@ -38,6 +38,13 @@ int Listener::continue_syscall(std::uint64_t id) const {
   return ioctl(fd_, SECCOMP_IOCTL_NOTIF_SEND, &response) == 0 ? 0 : -errno;
 }
 
+bool Listener::wake_synchronously() const {
+  // <linux/seccomp.h> of Linux >= 6.6.
+  constexpr unsigned long kSetFlags = SECCOMP_IOW(4, __u64);
+  constexpr __u64 kSyncWakeUp = 1;
+  return ioctl(fd_, kSetFlags, kSyncWakeUp) == 0;
+}
+
 bool Listener::valid(std::uint64_t id) const {
   return ioctl(fd_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }

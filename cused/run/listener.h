@@ -21,6 +21,11 @@ class Listener {
   Listener& operator=(const Listener&) = delete;
 
   int fd() const { return fd_; }
+  // SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux >= 6.6): the program's notification wakes a
+  // receiving thread synchronously (the scheduler's WF_SYNC: the program blocks right after, so
+  // the receiver may run on its CPU), and so does the answer the program waits for. False when
+  // the kernel does not know the flag.
+  bool wake_synchronously() const;
   // Closes the listener for the kernel (its pending and later notified calls fail with ENOSYS)
   // while the descriptor number stays taken (by /dev/null), so a late answer from a completion
   // can never reach another file that reused the number.

@@ -17,7 +17,7 @@ NotificationCompletion::NotificationCompletion(std::shared_ptr<Session> session,
       arg_(arg),
       argument_(argument),
       proc_(std::move(proc)),
-      memory_(*session_, id, tid),
+      memory_(*this, tid),
       files_(session_, id, tgid) {
   session_->signals.track(*this);
 }
@@ -26,9 +26,18 @@ NotificationCompletion::~NotificationCompletion() {
   if (!answered_) complete(-EIO, {});
 }
 
+bool NotificationCompletion::still_waiting() const {
+  constexpr auto kTrustFor = std::chrono::milliseconds(1);
+  auto now = std::chrono::steady_clock::now();
+  if (now - waiting_at_ < kTrustFor) return true;
+  if (!session_->listener.valid(id_)) return false;
+  waiting_at_ = now;
+  return true;
+}
+
 int NotificationCompletion::CallerMemory::write(std::uint64_t addr, const void* src,
                                                 std::size_t len) {
-  if (!session_.listener.valid(id_)) return -EFAULT;
+  if (!completion_.still_waiting()) return -EFAULT;
   return memory_.write(addr, src, len);
 }
 

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -33,19 +34,23 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
   core::UserMemory& user_memory() override { return memory_; }
   core::CallerFiles* caller_files() override { return &files_; }
   // Only a fatal signal ends the program's wait (WAIT_KILLABLE_RECV), so this is its death.
-  bool abandoned() const override { return !session_->listener.valid(id_); }
+  bool abandoned() const override { return !still_waiting(); }
 
   // SignalWatcher::Request: a signal to the waiting thread (S1.12).
   pid_t caller_tid() const override { return tid_; }
   void interrupt() override;
 
  private:
-  // copy_to_user into a process that is still the one that called: the notification must be
-  // waiting, or the tid may name another process by now.
+  // Whether the notification still waits for its answer: then its tid names the caller. Asked
+  // of the kernel at most once a millisecond: a pid is reused only after the whole pid space has
+  // been handed out since (pid_max new tasks), which takes far longer.
+  bool still_waiting() const;
+
+  // copy_to_user into a process that is still the one that called.
   class CallerMemory final : public core::UserMemory {
    public:
-    CallerMemory(const Session& session, std::uint64_t id, pid_t tid)
-        : session_(session), id_(id), memory_(tid) {}
+    CallerMemory(const NotificationCompletion& completion, pid_t tid)
+        : completion_(completion), memory_(tid) {}
     int read(std::uint64_t addr, void* dst, std::size_t len) override {
       return memory_.read(addr, dst, len);
     }
@@ -55,8 +60,7 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
     }
 
    private:
-    const Session& session_;
-    std::uint64_t id_;
+    const NotificationCompletion& completion_;
     ProcessMemory memory_;
   };
 
@@ -69,6 +73,9 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
   CallerMemory memory_;
   CallerFiles files_;
   bool answered_ = false;
+  // When the kernel last said the notification waits (the receiving thread checked just before
+  // it made this completion).
+  mutable std::chrono::steady_clock::time_point waiting_at_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace cused::run

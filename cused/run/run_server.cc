@@ -95,32 +95,37 @@ std::string socket_path_for(dev_t dev) {
   return fmt::format("{}/mount-{}:{}.sock", uapi::kRunSocketDir, major(dev), minor(dev));
 }
 
-RunServer::RunServer(binderfs::Filesystem& filesystem, unsigned workers)
+RunServer::RunServer(binderfs::Filesystem& filesystem, unsigned receivers)
     : filesystem_(filesystem),
       socket_path_(socket_path_for(filesystem.mount_device())),
-      resolver_(filesystem) {
+      resolver_(filesystem),
+      receivers_per_program_(receivers ? receivers
+                                       : std::max(2u, std::thread::hardware_concurrency())) {
   socket_fd_ = listen_on(socket_path_);
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd_ < 0 || stop_fd_ < 0) fail("epoll");
   add_to_epoll(epoll_fd_, stop_fd_, kStopKey, EPOLLIN);
-  add_to_epoll(epoll_fd_, socket_fd_, kSocketKey, EPOLLIN | EPOLLONESHOT);
+  add_to_epoll(epoll_fd_, socket_fd_, kSocketKey, EPOLLIN);
   filesystem_.set_close_observer([this](const core::Proc& proc) { resolver_.forget(proc); });
-  if (workers == 0) workers = std::max(2u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { run_worker(); });
+  control_ = std::thread([this] { run_control(); });
 }
 
 RunServer::~RunServer() {
   std::uint64_t one = 1;
   [[maybe_unused]] auto written = write(stop_fd_, &one, sizeof one);
-  for (auto& worker : workers_) worker.join();
+  control_.join();
   filesystem_.set_close_observer({});
+  std::map<std::uint64_t, std::unique_ptr<Served>> programs;
   {
     sync::LockGuard guard(lock_);
+    programs.swap(served_programs_);
+  }
+  for (auto& [key, served] : programs) {
     // Parked reads' completions may hold a session past this: its listener is closed now all
     // the same, so that no program waits for a daemon that is going.
-    for (auto& [key, session] : sessions_) session->listener.close_for_programs();
-    sessions_.clear();
+    served->session->listener.close_for_programs();
+    served->receivers.stop();
   }
   close(socket_fd_);
   unlink(socket_path_.c_str());
@@ -130,65 +135,67 @@ RunServer::~RunServer() {
 
 std::size_t RunServer::sessions() const {
   sync::LockGuard guard(lock_);
-  return sessions_.size();
+  return served_programs_.size();
 }
 
 void RunServer::attach(int listener_fd, pid_t root) {
-  auto session = std::make_shared<Session>(listener_fd, root, interrupts_, signals_);
+  auto served = std::make_unique<Served>();
+  served->session = std::make_shared<Session>(listener_fd, root, interrupts_, signals_);
+  served->session->listener.wake_synchronously();  // a faster round trip where the kernel has it
+  std::shared_ptr<Session> session = served->session;
+  served->receivers.start(receivers_per_program_, [this, session](const std::atomic<bool>& stop) {
+    receive(session, stop);
+  });
   std::uint64_t key;
   {
     sync::LockGuard guard(lock_);
     key = next_key_++;
-    sessions_.emplace(key, session);
+    served_programs_.emplace(key, std::move(served));
   }
-  add_to_epoll(epoll_fd_, listener_fd, key, EPOLLIN | EPOLLONESHOT);
+  // No events asked for: EPOLLHUP, when the last task under the filter is gone, always comes.
+  add_to_epoll(epoll_fd_, listener_fd, key, 0);
 }
 
-void RunServer::rearm(int fd, std::uint64_t key) const {
-  epoll_event event{};
-  event.events = EPOLLIN | EPOLLONESHOT;
-  event.data.u64 = key;
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event);
-}
-
-void RunServer::run_worker() {
+void RunServer::run_control() {
   for (;;) {
     epoll_event event{};
     int ready = epoll_wait(epoll_fd_, &event, 1, -1);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return;
-    std::uint64_t key = event.data.u64;
-    if (key == kStopKey) return;  // level-triggered: every worker sees it
-    if (key == kSocketKey) {
+    if (ready <= 0 || event.data.u64 == kStopKey) return;
+    if (event.data.u64 == kSocketKey)
       run_guarded(
           RequestEntry::kRun, "attach", [&] { accept_attach(); }, [](int) {});
-      rearm(socket_fd_, kSocketKey);
-      continue;
-    }
-    std::shared_ptr<Session> session;
-    {
-      sync::LockGuard guard(lock_);
-      auto it = sessions_.find(key);
-      if (it != sessions_.end()) session = it->second;
-    }
-    if (!session) continue;
-    if (event.events & (EPOLLHUP | EPOLLERR)) {
-      drop(session);  // no task is left under the filter
-      continue;
-    }
-    std::optional<seccomp_notif> notification = session->listener.receive();
-    rearm(session->listener.fd(), key);  // the next notification for any worker
-    if (notification)
-      run_guarded(
-          RequestEntry::kRun, "ioctl", [&] { handle(session, *notification); },
-          [&](int err) { session->listener.answer(notification->id, -err); });
+    else
+      drop(event.data.u64);
   }
 }
 
-void RunServer::drop(const std::shared_ptr<Session>& session) {
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, session->listener.fd(), nullptr);
-  sync::LockGuard guard(lock_);
-  std::erase_if(sessions_, [&](const auto& entry) { return entry.second == session; });
+void RunServer::receive(const std::shared_ptr<Session>& session,
+                        const std::atomic<bool>& stopping) {
+  while (!stopping.load(std::memory_order_acquire)) {
+    std::optional<seccomp_notif> notification = session->listener.receive();
+    if (!notification) {
+      // EINTR: woken to stop (or by chance); ENOENT: the notification's task went away.
+      if (errno == EINTR || errno == ENOENT) continue;
+      return;  // the listener is closed
+    }
+    run_guarded(
+        RequestEntry::kRun, "ioctl", [&] { handle(session, *notification); },
+        [&](int err) { session->listener.answer(notification->id, -err); });
+  }
+}
+
+void RunServer::drop(std::uint64_t key) {
+  std::unique_ptr<Served> served;
+  {
+    sync::LockGuard guard(lock_);
+    auto it = served_programs_.find(key);
+    if (it == served_programs_.end()) return;
+    served = std::move(it->second);
+    served_programs_.erase(it);
+  }
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, served->session->listener.fd(), nullptr);
+  served->receivers.stop();
 }
 
 void RunServer::accept_attach() {

@@ -17,6 +17,7 @@
 
 #include "core/sync/mutex.h"
 #include "cused/binderfs/filesystem.h"
+#include "cused/request/blocking_workers.h"
 #include "cused/request/interrupt_worker.h"
 #include "cused/request/signal_watcher.h"
 #include "cused/run/fd_resolver.h"
@@ -30,9 +31,11 @@ std::string socket_path_for(dev_t dev);
 
 class RunServer {
  public:
-  // Listens on socket_path_for(filesystem.mount_device()) and serves with `workers` threads.
+  // Listens on socket_path_for(filesystem.mount_device()); each program is served by
+  // `receivers` threads of its own (0: one per CPU, at least 2), blocked in
+  // SECCOMP_IOCTL_NOTIF_RECV: a notification costs one system call to receive, none to arm.
   // Throws std::system_error when the socket cannot be made.
-  RunServer(binderfs::Filesystem& filesystem, unsigned workers = 0);
+  RunServer(binderfs::Filesystem& filesystem, unsigned receivers = 0);
   // Stops serving: every program's listener is closed, so its pending and later binder ioctls
   // fail with ENOSYS (the kernel's answer when a listener goes away) instead of hanging.
   ~RunServer();
@@ -47,12 +50,18 @@ class RunServer {
   void attach(int listener_fd, pid_t root) CUSED_EXCLUDES(lock_);
 
  private:
-  void run_worker() CUSED_EXCLUDES(lock_);
+  // A program being served: its session, and the threads that receive its notifications.
+  struct Served {
+    std::shared_ptr<Session> session;
+    BlockingWorkers receivers;
+  };
+  // Accepts attaches, and drops a program once no task is left under its filter (its listener
+  // reports EPOLLHUP).
+  void run_control() CUSED_EXCLUDES(lock_);
   void accept_attach();
-  void serve_listener(const std::shared_ptr<Session>& session) CUSED_EXCLUDES(lock_);
+  void receive(const std::shared_ptr<Session>& session, const std::atomic<bool>& stopping);
   void handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification);
-  void drop(const std::shared_ptr<Session>& session) CUSED_EXCLUDES(lock_);
-  void rearm(int fd, std::uint64_t key) const;
+  void drop(std::uint64_t key) CUSED_EXCLUDES(lock_);
 
   binderfs::Filesystem& filesystem_;
   std::string socket_path_;
@@ -64,10 +73,11 @@ class RunServer {
   FdResolver resolver_;
   ThreadGroups thread_groups_;
   std::atomic<std::uint64_t> served_{0};
+  const unsigned receivers_per_program_;
   mutable sync::Mutex lock_;
-  std::map<std::uint64_t, std::shared_ptr<Session>> sessions_ CUSED_GUARDED_BY(lock_);
+  std::map<std::uint64_t, std::unique_ptr<Served>> served_programs_ CUSED_GUARDED_BY(lock_);
   std::uint64_t next_key_ CUSED_GUARDED_BY(lock_) = 2;  // 0: stop, 1: the socket
-  std::vector<std::thread> workers_;
+  std::thread control_;
 };
 
 }  // namespace cused::run
