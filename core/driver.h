@@ -13,6 +13,7 @@
 #include "core/alloc/page_lru.h"
 #include "core/locks.h"
 #include "core/stats.h"
+#include "core/thread_priority.h"
 #include "core/transaction_log.h"
 
 namespace cused::core {
@@ -33,6 +34,12 @@ class Driver {
   // ids matters).
   int next_debug_id() { return last_id_.fetch_add(1, std::memory_order_relaxed) + 1; }
   alloc::PageLru& page_lru() { return page_lru_; }
+  // S4.12's host (core/thread_priority.h), null for none. Set before the first proc opens: a
+  // proc takes it at open.
+  const std::shared_ptr<ThreadPriorities>& thread_priorities() const { return priorities_; }
+  void set_thread_priorities(std::shared_ptr<ThreadPriorities> priorities) {
+    priorities_ = std::move(priorities);
+  }
 
   void add_proc(const std::shared_ptr<Proc>& proc) CUSED_EXCLUDES(procs_lock_);
   void remove_proc(const Proc& proc) CUSED_EXCLUDES(procs_lock_);
@@ -53,6 +60,7 @@ class Driver {
  private:
   std::atomic<int> last_id_{0};
   alloc::PageLru page_lru_;
+  std::shared_ptr<ThreadPriorities> priorities_;
   mutable ProcsLock procs_lock_;
   std::map<const Proc*, std::weak_ptr<Proc>> procs_ CUSED_GUARDED_BY(procs_lock_);
   const std::shared_ptr<Stats> stats_ = std::make_shared<Stats>();

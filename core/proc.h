@@ -32,6 +32,7 @@
 #include "core/ref.h"
 #include "core/stats.h"
 #include "core/thread.h"
+#include "core/thread_priority.h"
 #include "core/transaction.h"
 #include "core/user_memory.h"
 #include "core/work.h"
@@ -189,6 +190,14 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void wakeup_thread_or_poll(Thread* thread) CUSED_REQUIRES(inner_lock_);
   // The buffer space, mapped on first use (S1.7): false while the client has not mapped it.
   bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
+
+  // ---- priority.cc: binder's nice inheritance (S4.12), through Driver::thread_priorities()
+  // The thread's nice now; 0 without a host that reads it.
+  int thread_nice(const Thread& thread) const;
+  // binder_set_nice on `thread`, clamped as can_nice() would for the proc's opener.
+  void set_nice(const Thread& thread, int nice) const;
+  // The receiver of `t` (for `target`) takes the sender's nice or the node's minimum.
+  void inherit_priority(const Thread& thread, Transaction& t, const Node& target) const;
   // This proc's security label as a sender (S4.9). Returns 0 or the source's -errno.
   int security_label(std::string& out) CUSED_EXCLUDES(label_lock_);
 
@@ -397,6 +406,11 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const DeviceOptions options_;
   const bool defer_complete_;
   const std::shared_ptr<SecurityLabelSource> labels_;
+  // S4.12: the host that reads and sets threads' nice (null: none is changed), what the opener
+  // may set, and the opener's nice (binder_proc's default_priority).
+  const std::shared_ptr<ThreadPriorities> priorities_;
+  const NicePermission nice_permission_;
+  const int default_priority_;
   // S4.9: the kernel labels a sender by the credentials its proc was opened with; cused reads the
   // label once, the first time one is needed, and keeps it.
   sync::Mutex label_lock_;

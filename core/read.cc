@@ -76,6 +76,9 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
         }
       }
     }
+    // S4.12: a thread that may take proc work goes back to the proc's default nice, whether it
+    // waits or not (binder_thread_read, before its wait).
+    if (wait_for_proc_work) set_nice(thread, default_priority_);
     if (superseded) finish_read(thread, std::move(superseded), -EINTR);
     if (!read) return;
     if (error || released) return finish_read(thread, std::move(read), error);
@@ -227,6 +230,7 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   binder_transaction_data_secctx tr{};
   binder_transaction_data& data = tr.transaction_data;
   std::uint32_t cmd = target ? BR_TRANSACTION : BR_REPLY;
+  if (target) inherit_priority(thread, *t, *target);
   data.target.ptr = target ? target->ptr : 0;
   data.cookie = target ? target->cookie : 0;
   data.code = t->code;

@@ -24,7 +24,8 @@ Transaction::Transaction(const Params& params)
       code(params.code),
       flags(params.flags),
       is_async(!params.is_reply && (params.flags & TF_ONE_WAY)),
-      is_reply(params.is_reply) {}
+      is_reply(params.is_reply),
+      priority(params.priority) {}
 
 std::shared_ptr<Thread> Transaction::get_from() const {
   sync::LockGuard guard(lock);
@@ -49,8 +50,8 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
     thread.ee = {static_cast<__u32>(debug_id), BR_OK, 0};
     thread.payload_hint = payload_hint_for(tr);
   }
-  plan.t = std::make_shared<Transaction>(
-      Transaction::Params{debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply});
+  plan.t = std::make_shared<Transaction>(Transaction::Params{
+      debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply, thread_nice(thread)});
   count_object(*this, plan.t->counter, ObjStat::kTransaction);
   if (!reply && !(tr.flags & TF_ONE_WAY)) {
     sync::LockGuard guard(plan.t->lock);
@@ -98,11 +99,19 @@ PayloadHint Proc::payload_hint_for(const binder_transaction_data& tr) const {
 // S4.6: a reply answers the incoming call on top of this thread's stack and goes to the thread
 // waiting for it.
 TxnError Proc::find_reply_target(Thread& thread, TxnPlan& plan) {
+  std::shared_ptr<Transaction> in_reply_to;
   {
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);
-    auto in_reply_to = thread.transaction_stack;
-    if (!in_reply_to) return {BR_FAILED_REPLY, -EPROTO};
+    in_reply_to = thread.transaction_stack;
+  }
+  if (!in_reply_to) return {BR_FAILED_REPLY, -EPROTO};
+  // S4.12: the replier gets its nice back first, even if the stack turns out to be wrong.
+  set_nice(thread, in_reply_to->saved_priority.load(std::memory_order_relaxed));
+  {
+    sync::LockGuard guard(inner_lock_);
+    assume_locked(thread);
+    if (thread.transaction_stack != in_reply_to) return {BR_FAILED_REPLY, -EPROTO};
     sync::LockGuard txn_guard(in_reply_to->lock);
     if (in_reply_to->to_thread.get() != &thread) return {BR_FAILED_REPLY, -EPROTO};
     // Popped even if the reply fails from here on.

@@ -81,6 +81,7 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
     std::uint32_t code;
     std::uint32_t flags;
     bool is_reply;
+    int priority;  // the sender's nice (S4.12)
   };
   explicit Transaction(const Params& params);
 
@@ -92,6 +93,10 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
   const std::uint32_t flags;
   const bool is_async;
   const bool is_reply;
+  const int priority;  // S4.12: the sending thread's nice when it sent
+  // S4.12: the receiving thread's nice before the call changed it, restored when it replies.
+  // Written by the read that delivers a sync call and read by that thread's reply.
+  std::atomic<int> saved_priority{0};
 
   // Set before the transaction is published (queued or pushed), never changed afterwards.
   std::shared_ptr<Node> target_node;         // null for replies

@@ -31,6 +31,7 @@
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
 #include "cused/service_notify.h"
+#include "cused/thread_priorities.h"
 
 namespace {
 
@@ -198,6 +199,9 @@ int main(int argc, char** argv) {
     }
   }
 
+  // S4.12: binder's nice inheritance sets client threads' nice, as the kernel sets `current`'s.
+  cused::core::Driver::shared_default()->set_thread_priorities(
+      std::make_shared<cused::HostThreadPriorities>());
   std::optional<cused::Background> background;
   if (!foreground) background.emplace();  // before any thread exists
   cused::FatalCleanup::install();
