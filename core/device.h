@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,11 @@ struct DeviceOptions {
   // lock_policy= of the proc and node locks (docs/locking.md); the context lock takes the policy
   // the device was created with.
   sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
+  // exec_context=: whose scheduling a request is served at. kCaller: the calling thread's (policy,
+  // nice, RT priority), as the kernel's driver runs in its caller (cused/request/
+  // caller_scheduling.h); kDaemon: the daemon thread's own. Frontends apply it; core ignores it.
+  enum class ExecContext : std::uint8_t { kCaller, kDaemon };
+  ExecContext exec_context = ExecContext::kCaller;
 };
 
 // binder_context: the context manager of one device.

@@ -41,9 +41,17 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
     auto on = parse_on_off(value);
     if (!on) return bad_value("on|off");
     options.defer_complete = *on;
+  } else if (key == "exec_context") {
+    if (value == "caller")
+      options.exec_context = DeviceOptions::ExecContext::kCaller;
+    else if (value == "daemon")
+      options.exec_context = DeviceOptions::ExecContext::kDaemon;
+    else
+      return bad_value("caller|daemon");
   } else {
     return VariantSpecError{fmt::format(
-        "unknown variant key '{}': expected alloc_lock, pages, lock_policy or defer_complete",
+        "unknown variant key '{}': expected alloc_lock, pages, lock_policy, defer_complete or "
+        "exec_context",
         key)};
   }
   return std::nullopt;
@@ -79,8 +87,10 @@ std::optional<DeviceOptions> parse_device_variant(
 }
 
 std::string to_string(const DeviceOptions& options) {
-  return fmt::format("{},lock_policy={},defer_complete={}", alloc::to_string(options.alloc),
-                     sync::to_string(options.lock_policy), options.defer_complete ? "on" : "off");
+  return fmt::format(
+      "{},lock_policy={},defer_complete={},exec_context={}", alloc::to_string(options.alloc),
+      sync::to_string(options.lock_policy), options.defer_complete ? "on" : "off",
+      options.exec_context == DeviceOptions::ExecContext::kCaller ? "caller" : "daemon");
 }
 
 DeviceSpec split_device_spec(std::string_view text) {

@@ -21,6 +21,7 @@
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "cused/own_closes.h"
+#include "cused/request/caller_scheduling.h"
 #include "uapi/binder.h"
 
 namespace cused::binderfs {
@@ -422,6 +423,7 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
   auto completion =
       std::make_unique<fuse::IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
   completion->watch_interrupts(uring ? &uring_requests_ : nullptr);
+  CallerScheduling scheduling(ctx->pid, serves_at_caller_priority(*file.proc()));
   file.proc()->ioctl(request, std::move(completion));
 }
 

@@ -1,6 +1,7 @@
 #include "cused/binderfs/logs_dir.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -10,6 +11,7 @@
 #include "core/debug_print.h"
 #include "core/proc.h"
 #include "cused/fuse/request.h"
+#include "cused/request/caller_scheduling.h"
 
 namespace cused::binderfs {
 namespace {
@@ -108,7 +110,9 @@ std::optional<std::string> LogsDir::render(fuse_ino_t ino) const {
     case LogFile::kStats: {
       auto devices = devices_();
       std::string text = core::DebugPrint::stats(*driver_, devices);
-      RequestFailures::global().print(text);  // cused's own line (docs/binder_logs.md)
+      RequestFailures::global().print(text);  // cused's own lines (docs/binder_logs.md)
+      text += fmt::format("cused requests served at their caller's scheduling: {}\n",
+                          CallerScheduling::changes());
       return text;
     }
     case LogFile::kTransactions:

@@ -18,6 +18,7 @@
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
 #include "cused/process_memory.h"
+#include "cused/request/caller_scheduling.h"
 #include "uapi/binder.h"
 #include "uapi/cused_cuse.h"
 
@@ -137,6 +138,7 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
   auto completion = std::make_unique<fuse::IoctlCompletion>(
       req, ctx->pid, argument.copy_out, file.proc, interrupts_, arg, argument.copy_out_errno);
   completion->watch_interrupts();
+  CallerScheduling scheduling(ctx->pid, serves_at_caller_priority(*file.proc));
   file.proc->ioctl(request, std::move(completion));
 }
 

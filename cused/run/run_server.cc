@@ -20,6 +20,7 @@
 #include "core/proc.h"
 #include "core/sync/lock_guard.h"
 #include "cused/process_memory.h"
+#include "cused/request/caller_scheduling.h"
 #include "cused/request/failures.h"
 #include "cused/run/notification_completion.h"
 #include "cused/run/seccomp_filter.h"
@@ -251,6 +252,7 @@ void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_no
       tgid, tid, open.proc->euid(), cmd, std::span(in.data(), in_size), open.nonblock};
   auto completion = std::make_unique<NotificationCompletion>(session, notification.id, tid, tgid,
                                                              arg, argument, open.proc);
+  CallerScheduling scheduling(tid, serves_at_caller_priority(*open.proc));
   open.proc->ioctl(request, std::move(completion));
 }
 

@@ -3,6 +3,8 @@
 // it, a change reaches procs opened afterwards only, and "shrink now" reclaims unused pages.
 #include <gtest/gtest.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/binder_device.h"
@@ -21,6 +24,7 @@
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "cused/request/caller_scheduling.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 #include "uapi/cused.h"
@@ -32,7 +36,7 @@ using client::BinderDevice;
 using namespace std::chrono_literals;
 
 constexpr const char* kDefault =
-    "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on";
+    "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller";
 
 // The daemon's log lines (libfuse's fuse_log, which cused logs through) while a test runs.
 class LogCapture {
@@ -121,11 +125,34 @@ class VariantsTest : public ::testing::Test {
   testing::MountedBinderfs mount_{options_with()};
 };
 
+// exec_context= (issue 18): a caller at nice 12 has its ioctls served at its scheduling on a
+// device with exec_context=caller (the default): each request changes the serving daemon thread's
+// attributes, which CallerScheduling counts; never with exec_context=daemon.
+TEST_F(VariantsTest, ExecContextServesRequestsAtTheCallersScheduling) {
+  ASSERT_EQ(add("own:exec_context=daemon"), 0);
+  EXPECT_EQ(
+      get("own"),
+      "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=daemon");
+  constexpr int kCalls = 10;
+  auto changes_for_calls_on = [&](const std::string& device) {
+    const std::uint64_t before = CallerScheduling::changes();
+    std::thread([&] {
+      ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 12), 0);
+      BinderDevice node(mount_.path(device));
+      for (int i = 0; i < kCalls; ++i) EXPECT_GE(node.version(), 0);
+    }).join();
+    return CallerScheduling::changes() - before;
+  };
+  EXPECT_GE(changes_for_calls_on("binder"), static_cast<std::uint64_t>(kCalls));
+  EXPECT_EQ(changes_for_calls_on("own"), 0u);
+}
+
 // --device NAME:SPEC (FilesystemOptions::variants) and the default for devices given none.
 TEST_F(VariantsTest, DevicesStartWithTheirConfiguredVariant) {
   EXPECT_EQ(get("binder"), kDefault);
   EXPECT_EQ(get("fast"),
-            "alloc_lock=spin-install,pages=eager,lock_policy=barging,defer_complete=off");
+            "alloc_lock=spin-install,pages=eager,lock_policy=barging,defer_complete=off,exec_"
+            "context=caller");
 }
 
 // BINDER_CTL_ADD "NAME:SPEC" (a cused difference, docs/binderfs.md) makes a device NAME that
@@ -134,12 +161,14 @@ TEST_F(VariantsTest, ControlAddWithSpecCreatesDeviceWithThatVariant_S10_3) {
   ASSERT_EQ(add("lazy:pages=lazy,lock_policy=handoff"), 0);
   EXPECT_TRUE(std::filesystem::exists(mount_.path("lazy")));
   EXPECT_FALSE(std::filesystem::exists(mount_.path("lazy:pages=lazy,lock_policy=handoff")));
-  EXPECT_EQ(get("lazy"), "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=on");
+  EXPECT_EQ(
+      get("lazy"),
+      "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=on,exec_context=caller");
   BinderDevice proc(mount_.path("lazy"));
   ASSERT_EQ(proc.version(), 8);
   EXPECT_EQ(proc_variants(),
-            (std::multiset<std::string>{
-                "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=on"}));
+            (std::multiset<std::string>{"alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_"
+                                        "complete=on,exec_context=caller"}));
   ASSERT_EQ(add("plain"), 0);
   EXPECT_EQ(get("plain"), kDefault);
 }
@@ -171,9 +200,11 @@ TEST_F(VariantsTest, SetWithBadSpecIsEinvalAndLoggedAndChangesNothing) {
 // Keys the spec leaves out keep the device's current values; the answer is the whole variant.
 TEST_F(VariantsTest, SetChangesOnlyTheGivenKeys) {
   EXPECT_EQ(set("fast", "pages=lazy"),
-            "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off");
+            "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off,exec_"
+            "context=caller");
   EXPECT_EQ(get("fast"),
-            "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off");
+            "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off,exec_"
+            "context=caller");
   EXPECT_EQ(get("binder"), kDefault) << "other devices are untouched";
 }
 
@@ -182,7 +213,8 @@ TEST_F(VariantsTest, SetChangesOnlyTheGivenKeys) {
 TEST_F(VariantsTest, ChangeAppliesToProcsOpenedAfterwardsOnly) {
   BinderDevice before(mount_.path("binder"));
   ASSERT_EQ(before.version(), 8);
-  const std::string changed = "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=off";
+  const std::string changed =
+      "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=off,exec_context=caller";
   ASSERT_EQ(set("binder", "alloc_lock=spin,pages=lazy,defer_complete=off"), changed);
   BinderDevice after(mount_.path("binder"));
   ASSERT_EQ(after.version(), 8);
@@ -307,8 +339,9 @@ TEST(VariantsLiveTest, DeferCompleteChangeReachesLaterProcsOnly) {
   EXPECT_GE(deferred, 1.9);
   EXPECT_LE(deferred, 2.2);
 
-  ASSERT_EQ(set_variant(mount.dir(), "binder", "defer_complete=off"),
-            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=off");
+  ASSERT_EQ(
+      set_variant(mount.dir(), "binder", "defer_complete=off"),
+      "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=off,exec_context=caller");
   double legacy = ioctls_per_call();
   EXPECT_GE(legacy, 2.9) << "workers opened after the change do not defer";
   EXPECT_LE(legacy, 3.2);

@@ -20,7 +20,7 @@ std::string error_of(std::string_view spec) {
 
 TEST(DeviceVariant, EveryKeySetsItsField) {
   DeviceOptions options =
-      parsed("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off");
+      parsed("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context=caller");
   EXPECT_EQ(options.alloc.lock, alloc::LockVariant::spin_install);
   EXPECT_EQ(options.alloc.pages, alloc::PageTableVariant::lazy);
   EXPECT_EQ(options.lock_policy, sync::LockPolicy::kHandoff);
@@ -55,7 +55,7 @@ TEST(DeviceVariant, ReportingFormHandsOverTheMessageOfABadSpec) {
 
 TEST(DeviceVariant, PrintedFormParsesBack) {
   DeviceOptions options = parsed("alloc_lock=spin,lock_policy=steal");
-  EXPECT_EQ(to_string(options), "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on");
+  EXPECT_EQ(to_string(options), "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on,exec_context=caller");
   DeviceOptions again = parsed(to_string(options));
   EXPECT_EQ(again.alloc, options.alloc);
   EXPECT_EQ(again.lock_policy, options.lock_policy);

@@ -1,0 +1,111 @@
+#include "cused/request/caller_scheduling.h"
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <unordered_map>
+
+namespace cused {
+namespace {
+
+// The kernel's struct sched_attr, first version (SCHED_ATTR_SIZE_VER0): glibc 2.36 has neither
+// the struct nor sched_getattr/sched_setattr wrappers, and linux/sched/types.h clashes with
+// <sched.h>.
+struct sched_attr {
+  std::uint32_t size;
+  std::uint32_t sched_policy;
+  std::uint64_t sched_flags;
+  std::int32_t sched_nice;
+  std::uint32_t sched_priority;
+  std::uint64_t sched_runtime, sched_deadline, sched_period;
+};
+static_assert(sizeof(sched_attr) == 48);
+
+bool get_attr(pid_t tid, sched_attr& attr) {
+  attr = {};
+  return syscall(SYS_sched_getattr, tid, &attr, sizeof attr, 0) == 0;
+}
+
+std::atomic<std::uint64_t> g_changes{0};
+
+// Per daemon thread: what it runs at, what it ran at before its first scope, and the callers
+// seen lately. Thread-local, so that serving a request takes no lock.
+struct ThreadState {
+  struct Seen {
+    SchedulingAttributes attributes;
+    std::chrono::steady_clock::time_point read_at;
+  };
+  static constexpr std::size_t kMaxCallers = 4096;  // forgotten all at once past this
+
+  bool started = false;
+  SchedulingAttributes own;
+  SchedulingAttributes current;
+  std::unordered_map<pid_t, Seen> callers;
+
+  bool caller(pid_t tid, SchedulingAttributes& out) {
+    auto now = std::chrono::steady_clock::now();
+    auto it = callers.find(tid);
+    if (it != callers.end() && now - it->second.read_at < CallerScheduling::kStaleAfter) {
+      out = it->second.attributes;
+      return true;
+    }
+    if (!read_scheduling(tid, out)) return false;
+    if (callers.size() >= kMaxCallers) callers.clear();
+    callers[tid] = {out, now};
+    return true;
+  }
+};
+
+thread_local ThreadState t_state;
+
+bool takeable(const SchedulingAttributes& attributes) {
+  return attributes.policy == SCHED_OTHER || attributes.policy == SCHED_BATCH ||
+         attributes.policy == SCHED_IDLE || attributes.policy == SCHED_FIFO ||
+         attributes.policy == SCHED_RR;
+}
+
+}  // namespace
+
+bool read_scheduling(pid_t tid, SchedulingAttributes& out) {
+  sched_attr attr;
+  if (!get_attr(tid, attr)) return false;
+  out = {attr.sched_policy, attr.sched_nice, attr.sched_priority};
+  return true;
+}
+
+bool apply_scheduling(const SchedulingAttributes& attributes) {
+  sched_attr attr{};
+  attr.size = sizeof attr;
+  attr.sched_policy = attributes.policy;
+  attr.sched_nice = attributes.nice;
+  attr.sched_priority = attributes.rt_priority;
+  return syscall(SYS_sched_setattr, 0, &attr, 0) == 0;
+}
+
+CallerScheduling::CallerScheduling(pid_t tid, bool enabled) {
+  if (!enabled) return;
+  ThreadState& state = t_state;
+  if (!state.started) {
+    if (!read_scheduling(0, state.own)) return;
+    state.current = state.own;
+    state.started = true;
+  }
+  SchedulingAttributes wanted;
+  if (!state.caller(tid, wanted) || !takeable(wanted) || wanted == state.current) return;
+  if (!apply_scheduling(wanted)) return;
+  state.current = wanted;
+  changed_ = true;
+  g_changes.fetch_add(1, std::memory_order_relaxed);
+}
+
+CallerScheduling::~CallerScheduling() {
+  if (!changed_) return;
+  ThreadState& state = t_state;
+  if (apply_scheduling(state.own)) state.current = state.own;
+}
+
+std::uint64_t CallerScheduling::changes() { return g_changes.load(std::memory_order_relaxed); }
+
+}  // namespace cused

@@ -1,0 +1,76 @@
+// What serving a request at its caller's scheduling costs (cused/request/caller_scheduling.h,
+// exec_context=caller): a scope for a caller with the daemon thread's own attributes (the common
+// case: a cache lookup, one sched_getattr every kStaleAfter), for a caller at another nice (two
+// sched_setattr per request), and the sched_getattr a cache miss pays.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "cused/request/caller_scheduling.h"
+
+namespace {
+
+// A caller thread at `nice` that lives for the benchmark.
+class Caller {
+ public:
+  explicit Caller(int nice)
+      : thread_([this, nice] {
+          setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+          tid_.store(static_cast<pid_t>(syscall(SYS_gettid)));
+          while (!done_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }) {
+    while (tid_.load() == 0) std::this_thread::yield();
+  }
+  ~Caller() {
+    done_.store(true);
+    thread_.join();
+  }
+  pid_t tid() const { return tid_.load(); }
+
+ private:
+  std::atomic<pid_t> tid_{0};
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+void BM_ScopeCallerAtDaemonAttributes(benchmark::State& state) {
+  Caller caller(0);
+  for (auto _ : state) {
+    cused::CallerScheduling scope(caller.tid(), true);
+    benchmark::DoNotOptimize(&scope);
+  }
+}
+BENCHMARK(BM_ScopeCallerAtDaemonAttributes);
+
+void BM_ScopeCallerAtNice10(benchmark::State& state) {
+  Caller caller(10);
+  for (auto _ : state) {
+    cused::CallerScheduling scope(caller.tid(), true);
+    benchmark::DoNotOptimize(&scope);
+  }
+}
+BENCHMARK(BM_ScopeCallerAtNice10);
+
+void BM_ScopeDisabled(benchmark::State& state) {
+  Caller caller(10);
+  for (auto _ : state) {
+    cused::CallerScheduling scope(caller.tid(), false);
+    benchmark::DoNotOptimize(&scope);
+  }
+}
+BENCHMARK(BM_ScopeDisabled);
+
+void BM_ReadSchedulingOfAnotherThread(benchmark::State& state) {
+  Caller caller(10);
+  cused::SchedulingAttributes attributes;
+  for (auto _ : state) benchmark::DoNotOptimize(cused::read_scheduling(caller.tid(), attributes));
+}
+BENCHMARK(BM_ReadSchedulingOfAnotherThread);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,114 @@
+// A daemon thread serving a request runs at its caller's scheduling attributes while it serves it
+// (cused/request/caller_scheduling.h; issue 18's execution context), and at its own afterwards.
+// The caller here is another thread of this process with other attributes.
+#include "cused/request/caller_scheduling.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace cused {
+namespace {
+
+pid_t my_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+SchedulingAttributes mine() {
+  SchedulingAttributes attributes;
+  EXPECT_TRUE(read_scheduling(0, attributes));
+  return attributes;
+}
+
+// A thread that sets its own attributes and waits until told to end: the "caller".
+class Caller {
+ public:
+  explicit Caller(SchedulingAttributes attributes)
+      : thread_([this, attributes] {
+          bool applied = apply_scheduling(attributes);
+          {
+            std::lock_guard lock(mutex_);
+            tid_ = my_tid();
+            applied_ = applied;
+          }
+          changed_.notify_all();
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [this] { return done_; });
+        }) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return tid_ != 0; });
+  }
+  ~Caller() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  pid_t tid() const { return tid_; }
+  bool applied() const { return applied_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  pid_t tid_ = 0;
+  bool applied_ = false;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+TEST(CallerScheduling, ServesAtTheCallersNiceAndReturnsToItsOwn) {
+  if (geteuid() != 0) GTEST_SKIP() << "a daemon thread becomes more urgent again only as root";
+  const SchedulingAttributes own = mine();
+  Caller caller({SCHED_OTHER, 12, 0});
+  ASSERT_TRUE(caller.applied());
+  const auto before = CallerScheduling::changes();
+  {
+    CallerScheduling scope(caller.tid(), true);
+    EXPECT_EQ(mine(), (SchedulingAttributes{SCHED_OTHER, 12, 0}));
+  }
+  EXPECT_EQ(mine(), own);
+  EXPECT_EQ(CallerScheduling::changes(), before + 1);
+}
+
+TEST(CallerScheduling, TakesARealTimeCallersPolicyAndPriority) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
+  const SchedulingAttributes own = mine();
+  Caller caller({SCHED_FIFO, 0, 3});
+  ASSERT_TRUE(caller.applied());
+  {
+    CallerScheduling scope(caller.tid(), true);
+    EXPECT_EQ(mine(), (SchedulingAttributes{SCHED_FIFO, 0, 3}));
+  }
+  EXPECT_EQ(mine(), own);
+}
+
+TEST(CallerScheduling, DisabledOrSameAttributesChangeNothing) {
+  const auto before = CallerScheduling::changes();
+  Caller other({SCHED_OTHER, 15, 0});
+  {
+    CallerScheduling scope(other.tid(), false);  // exec_context=daemon
+    EXPECT_EQ(mine().nice, 0);
+  }
+  Caller same(mine());
+  { CallerScheduling scope(same.tid(), true); }
+  EXPECT_EQ(CallerScheduling::changes(), before);
+}
+
+TEST(CallerScheduling, GoneCallerLeavesTheThreadAsItIs) {
+  const SchedulingAttributes own = mine();
+  pid_t gone = 0;
+  std::thread([&] { gone = my_tid(); }).join();
+  {
+    CallerScheduling scope(gone, true);
+    EXPECT_EQ(mine(), own);
+  }
+}
+
+}  // namespace
+}  // namespace cused
