@@ -37,32 +37,17 @@ class Caller {
   std::thread thread_;
 };
 
-void BM_ScopeCallerAtDaemonAttributes(benchmark::State& state) {
-  Caller caller(0);
+// One request's scope for a caller at `nice`, with exec_context=caller (`enabled`) or daemon.
+void BM_Scope(benchmark::State& state, int nice, bool enabled) {
+  Caller caller(nice);
   for (auto _ : state) {
-    cused::CallerScheduling scope(caller.tid(), true);
+    cused::CallerScheduling scope(caller.tid(), enabled);
     benchmark::DoNotOptimize(&scope);
   }
 }
-BENCHMARK(BM_ScopeCallerAtDaemonAttributes);
-
-void BM_ScopeCallerAtNice10(benchmark::State& state) {
-  Caller caller(10);
-  for (auto _ : state) {
-    cused::CallerScheduling scope(caller.tid(), true);
-    benchmark::DoNotOptimize(&scope);
-  }
-}
-BENCHMARK(BM_ScopeCallerAtNice10);
-
-void BM_ScopeDisabled(benchmark::State& state) {
-  Caller caller(10);
-  for (auto _ : state) {
-    cused::CallerScheduling scope(caller.tid(), false);
-    benchmark::DoNotOptimize(&scope);
-  }
-}
-BENCHMARK(BM_ScopeDisabled);
+BENCHMARK_CAPTURE(BM_Scope, CallerAtDaemonAttributes, 0, true);
+BENCHMARK_CAPTURE(BM_Scope, CallerAtNice10, 10, true);
+BENCHMARK_CAPTURE(BM_Scope, Disabled, 10, false);
 
 void BM_ReadSchedulingOfAnotherThread(benchmark::State& state) {
   Caller caller(10);
