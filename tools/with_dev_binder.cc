@@ -24,6 +24,8 @@
 #include <string>
 #include <system_error>
 
+#include "core/version.h"
+
 namespace {
 
 constexpr const char* kHostDev = "/dev/.host";
@@ -78,11 +80,36 @@ void make_dev_binder(const std::string& device) {
   rmdir(stage.c_str());
 }
 
+constexpr const char* kUsage = "Usage: with-dev-binder DEVICE COMMAND [ARGS...]\n";
+
+void print_help() {
+  std::printf(
+      "with-dev-binder: runs COMMAND with /dev/binder being DEVICE\n%s\n"
+      "COMMAND runs in a private mount namespace whose /dev has every entry of the host's /dev\n"
+      "and a /dev/binder that points to DEVICE (a cused node, or any binder node), for programs\n"
+      "that open /dev/binder and take no device option (Google's binderThroughputTest,\n"
+      "binderLibTest). Nothing changes outside the namespace. Needs CAP_SYS_ADMIN.\n\n"
+      "Options:\n"
+      "  --help     Print this help message and exit\n"
+      "  --version  Display program version information and exit\n\n"
+      "Exit status: COMMAND's (it is exec'd); 125 if the namespace cannot be set up, 126 if\n"
+      "COMMAND cannot be run, 2 on bad usage.\n",
+      kUsage);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
+    print_help();
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("%s\n", cused::version_text("with-dev-binder", nullptr).c_str());
+    return 0;
+  }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s DEVICE COMMAND [ARGS...]\n", argv[0]);
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   std::error_code error;
