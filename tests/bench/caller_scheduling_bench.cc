@@ -1,7 +1,8 @@
 // What serving a request at its caller's scheduling costs (cused/request/caller_scheduling.h,
 // exec_context=caller): a scope for a caller with the daemon thread's own attributes (the common
 // case: a cache lookup, one sched_getattr every kStaleAfter), for a caller at another nice (two
-// sched_setattr per request), and the sched_getattr a cache miss pays.
+// sched_setattr per request), and the sched_getattr a cache miss pays; and S4.12's nice reads and
+// sets.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "cused/request/caller_scheduling.h"
+#include "cused/thread_priorities.h"
 
 namespace {
 
@@ -55,6 +57,22 @@ void BM_ReadSchedulingOfAnotherThread(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(cused::read_scheduling(caller.tid(), attributes));
 }
 BENCHMARK(BM_ReadSchedulingOfAnotherThread);
+
+// S4.12's host calls (cused/thread_priorities.h): a delivered sync call costs the sender's and the
+// receiver's nice read and up to three sets (wait, delivery, reply).
+void BM_ThreadPrioritiesNice(benchmark::State& state) {
+  Caller caller(10);
+  cused::HostThreadPriorities host;
+  for (auto _ : state) benchmark::DoNotOptimize(host.nice(caller.tid()));
+}
+BENCHMARK(BM_ThreadPrioritiesNice);
+
+void BM_ThreadPrioritiesSetNiceUnchanged(benchmark::State& state) {
+  Caller caller(10);
+  cused::HostThreadPriorities host;
+  for (auto _ : state) host.set_nice(caller.tid(), 10);
+}
+BENCHMARK(BM_ThreadPrioritiesSetNiceUnchanged);
 
 }  // namespace
 
