@@ -90,10 +90,11 @@ TEST(CallerScheduling, TakesARealTimeCallersPolicyAndPriority) {
 
 TEST(CallerScheduling, DisabledOrSameAttributesChangeNothing) {
   const auto before = CallerScheduling::changes();
+  const SchedulingAttributes own = mine();
   Caller other({SCHED_OTHER, 15, 0});
   {
     CallerScheduling scope(other.tid(), false);  // exec_context=daemon
-    EXPECT_EQ(mine().nice, 0);
+    EXPECT_EQ(mine(), own);
   }
   Caller same(mine());
   { CallerScheduling scope(same.tid(), true); }
