@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,6 +47,8 @@ struct DeviceOptions {
   // caller_scheduling.h); kDaemon: the daemon thread's own. Frontends apply it; core ignores it.
   enum class ExecContext : std::uint8_t { kCaller, kDaemon };
   ExecContext exec_context = ExecContext::kCaller;
+  // install_latency_us=: a page installation's extra cost (alloc::AllocatorOptions), 0 = none.
+  std::chrono::microseconds install_latency{0};
 };
 
 // binder_context: the context manager of one device.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <optional>
 
 namespace cused::core {
@@ -41,6 +42,12 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
     auto on = parse_on_off(value);
     if (!on) return bad_value("on|off");
     options.defer_complete = *on;
+  } else if (key == "install_latency_us") {
+    unsigned long microseconds = 0;
+    auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), microseconds);
+    if (error != std::errc() || end != value.data() + value.size() || microseconds > 1000000)
+      return bad_value("0..1000000");
+    options.install_latency = std::chrono::microseconds(microseconds);
   } else if (key == "exec_context") {
     if (value == "caller")
       options.exec_context = DeviceOptions::ExecContext::kCaller;
@@ -50,8 +57,8 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
       return bad_value("caller|daemon");
   } else {
     return VariantSpecError{fmt::format(
-        "unknown variant key '{}': expected alloc_lock, pages, lock_policy, defer_complete or "
-        "exec_context",
+        "unknown variant key '{}': expected alloc_lock, pages, lock_policy, defer_complete, "
+        "exec_context or install_latency_us",
         key)};
   }
   return std::nullopt;
@@ -88,9 +95,11 @@ std::optional<DeviceOptions> parse_device_variant(
 
 std::string to_string(const DeviceOptions& options) {
   return fmt::format(
-      "{},lock_policy={},defer_complete={},exec_context={}", alloc::to_string(options.alloc),
-      sync::to_string(options.lock_policy), options.defer_complete ? "on" : "off",
-      options.exec_context == DeviceOptions::ExecContext::kCaller ? "caller" : "daemon");
+      "{},lock_policy={},defer_complete={},exec_context={},install_latency_us={}",
+      alloc::to_string(options.alloc), sync::to_string(options.lock_policy),
+      options.defer_complete ? "on" : "off",
+      options.exec_context == DeviceOptions::ExecContext::kCaller ? "caller" : "daemon",
+      options.install_latency.count());
 }
 
 DeviceSpec split_device_spec(std::string_view text) {

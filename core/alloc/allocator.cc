@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <thread>
 
 namespace cused::core::alloc {
 
@@ -289,6 +290,8 @@ int Allocator::install_pages(const PageRun& run) {
     // engine answers with BR_FAILED_REPLY (S9.5).
     if (populate(file_.data() + first * page_size_, (j - i) * page_size_, page_size_) != 0)
       return -ENOMEM;
+    if (options_.install_latency.count() > 0)
+      std::this_thread::sleep_for(options_.install_latency * static_cast<long>(j - i));
     for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);
     std::size_t high = run[j - 1]->index() + 1;
     std::size_t seen = pages_high_.load(std::memory_order_relaxed);

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <cassert>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,12 @@ struct AllocatorOptions {
   // lock_policy= of the device variant: how the allocator's sleeping locks (the metadata lock of
   // alloc_lock=mutex, the install lock of alloc_lock=spin-install) behave under contention.
   sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
+  // install_latency_us= of the device variant: what installing one page costs on top of the
+  // memfd's own cost, slept with the install lock held (under alloc_lock=mutex that is the
+  // allocator's one lock). A phone's page allocator under memory pressure enters direct reclaim
+  // and sleeps there; this machine's rarely does, so a lock held across installation never
+  // matters here unless the cost is put back (docs/reproductions.md).
+  std::chrono::microseconds install_latency{0};
 };
 
 // The answer to new_buffer(): a buffer, or the kernel's -errno.

@@ -101,9 +101,10 @@ TEST_F(BinderLogsTest, S10_6_StatsShowTheOpenProcAndVariants) {
   auto block = proc_block(text, getpid());
   ASSERT_GE(block.size(), 3u) << text;
   EXPECT_EQ(block[1], "context binder");
-  EXPECT_TRUE(std::regex_match(
-      block[2], std::regex("  variant: alloc_lock=[a-z-]+,pages=[a-z]+,"
-                           "lock_policy=[a-z-]+,defer_complete=o[nf]+,exec_context=[a-z]+")))
+  EXPECT_TRUE(
+      std::regex_match(block[2], std::regex("  variant: alloc_lock=[a-z-]+,pages=[a-z]+,"
+                                            "lock_policy=[a-z-]+,defer_complete=o[nf]+,exec_"
+                                            "context=[a-z]+,install_latency_us=[0-9]+")))
       << block[2];
   EXPECT_EQ(value_of(block, "  threads: "), 1);  // this thread's BINDER_VERSION
   EXPECT_EQ(value_of(block, "  nodes: "), 0);

@@ -94,34 +94,34 @@ TEST_F(BinderctlTest, ListCreateSetShowAgainstARunningDaemon) {
                             "--variant", "pages=lazy"}));
   auto listed = binderctl("list");
   EXPECT_EQ(exit_status(listed), 0);
-  EXPECT_EQ(
-      listed.output,
-      "DEVICE  VARIANT\n"
-      "binder  "
-      "alloc_lock=mutex,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller\n"
-      "fast    "
-      "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=on,exec_context="
-      "caller\n");
+  EXPECT_EQ(listed.output,
+            "DEVICE  VARIANT\n"
+            "binder  "
+            "alloc_lock=mutex,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller,"
+            "install_latency_us=0\n"
+            "fast    "
+            "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=on,exec_context="
+            "caller,install_latency_us=0\n");
 
   auto created = binderctl("create slow:lock_policy=handoff,defer_complete=off");
   EXPECT_EQ(exit_status(created), 0) << created.output;
-  EXPECT_EQ(
-      created.output,
-      "slow  "
-      "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context=caller\n");
+  EXPECT_EQ(created.output,
+            "slow  "
+            "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context="
+            "caller,install_latency_us=0\n");
   EXPECT_EQ(client::BinderDevice(dir_ + "/slow").version(), 8) << "the new node serves";
 
   auto changed = binderctl("set binder alloc_lock=spin");
   EXPECT_EQ(exit_status(changed), 0) << changed.output;
   EXPECT_EQ(changed.output,
             "binder  "
-            "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller  "
-            "(procs "
+            "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller,"
+            "install_latency_us=0  (procs "
             "opened from now on; open ones keep theirs)\n");
   auto shown = binderctl("show binder");
-  EXPECT_EQ(
-      shown.output,
-      "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller\n");
+  EXPECT_EQ(shown.output,
+            "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=on,exec_context=caller,"
+            "install_latency_us=0\n");
 
   auto again = binderctl("list");
   EXPECT_NE(again.output.find("slow    alloc_lock=mutex,pages=lazy,lock_policy=handoff"),
@@ -151,9 +151,9 @@ TEST_F(BinderctlTest, ErrorsAreClearAndNonzero) {
   EXPECT_EQ(exit_status(exists), 1);
   EXPECT_NE(exists.output.find("File exists"), std::string::npos) << exists.output;
   auto show = binderctl("show binder");
-  EXPECT_EQ(
-      show.output,
-      "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller\n")
+  EXPECT_EQ(show.output,
+            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
+            "caller,install_latency_us=0\n")
       << "refused requests changed nothing";
 }
 

@@ -36,7 +36,8 @@ using client::BinderDevice;
 using namespace std::chrono_literals;
 
 constexpr const char* kDefault =
-    "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller";
+    "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller,"
+    "install_latency_us=0";
 
 // The daemon's log lines (libfuse's fuse_log, which cused logs through) while a test runs.
 class LogCapture {
@@ -129,10 +130,10 @@ class VariantsTest : public ::testing::Test {
 // device with exec_context=caller (the default): each request changes the serving daemon thread's
 // attributes, which CallerScheduling counts; never with exec_context=daemon.
 TEST_F(VariantsTest, ExecContextServesRequestsAtTheCallersScheduling) {
-  ASSERT_EQ(add("own:exec_context=daemon"), 0);
-  EXPECT_EQ(
-      get("own"),
-      "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=daemon");
+  ASSERT_EQ(add("own:exec_context=daemon,install_latency_us=0"), 0);
+  EXPECT_EQ(get("own"),
+            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
+            "daemon,install_latency_us=0");
   constexpr int kCalls = 10;
   auto changes_for_calls_on = [&](const std::string& device) {
     const std::uint64_t before = CallerScheduling::changes();
@@ -152,7 +153,7 @@ TEST_F(VariantsTest, DevicesStartWithTheirConfiguredVariant) {
   EXPECT_EQ(get("binder"), kDefault);
   EXPECT_EQ(get("fast"),
             "alloc_lock=spin-install,pages=eager,lock_policy=barging,defer_complete=off,exec_"
-            "context=caller");
+            "context=caller,install_latency_us=0");
 }
 
 // BINDER_CTL_ADD "NAME:SPEC" (a cused difference, docs/binderfs.md) makes a device NAME that
@@ -161,14 +162,14 @@ TEST_F(VariantsTest, ControlAddWithSpecCreatesDeviceWithThatVariant_S10_3) {
   ASSERT_EQ(add("lazy:pages=lazy,lock_policy=handoff"), 0);
   EXPECT_TRUE(std::filesystem::exists(mount_.path("lazy")));
   EXPECT_FALSE(std::filesystem::exists(mount_.path("lazy:pages=lazy,lock_policy=handoff")));
-  EXPECT_EQ(
-      get("lazy"),
-      "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=on,exec_context=caller");
+  EXPECT_EQ(get("lazy"),
+            "alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_complete=on,exec_context=caller,"
+            "install_latency_us=0");
   BinderDevice proc(mount_.path("lazy"));
   ASSERT_EQ(proc.version(), 8);
   EXPECT_EQ(proc_variants(),
             (std::multiset<std::string>{"alloc_lock=mutex,pages=lazy,lock_policy=handoff,defer_"
-                                        "complete=on,exec_context=caller"}));
+                                        "complete=on,exec_context=caller,install_latency_us=0"}));
   ASSERT_EQ(add("plain"), 0);
   EXPECT_EQ(get("plain"), kDefault);
 }
@@ -201,10 +202,10 @@ TEST_F(VariantsTest, SetWithBadSpecIsEinvalAndLoggedAndChangesNothing) {
 TEST_F(VariantsTest, SetChangesOnlyTheGivenKeys) {
   EXPECT_EQ(set("fast", "pages=lazy"),
             "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off,exec_"
-            "context=caller");
+            "context=caller,install_latency_us=0");
   EXPECT_EQ(get("fast"),
             "alloc_lock=spin-install,pages=lazy,lock_policy=barging,defer_complete=off,exec_"
-            "context=caller");
+            "context=caller,install_latency_us=0");
   EXPECT_EQ(get("binder"), kDefault) << "other devices are untouched";
 }
 
@@ -214,7 +215,8 @@ TEST_F(VariantsTest, ChangeAppliesToProcsOpenedAfterwardsOnly) {
   BinderDevice before(mount_.path("binder"));
   ASSERT_EQ(before.version(), 8);
   const std::string changed =
-      "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=off,exec_context=caller";
+      "alloc_lock=spin,pages=lazy,lock_policy=barging,defer_complete=off,exec_context=caller,"
+      "install_latency_us=0";
   ASSERT_EQ(set("binder", "alloc_lock=spin,pages=lazy,defer_complete=off"), changed);
   BinderDevice after(mount_.path("binder"));
   ASSERT_EQ(after.version(), 8);
@@ -339,9 +341,9 @@ TEST(VariantsLiveTest, DeferCompleteChangeReachesLaterProcsOnly) {
   EXPECT_GE(deferred, 1.9);
   EXPECT_LE(deferred, 2.2);
 
-  ASSERT_EQ(
-      set_variant(mount.dir(), "binder", "defer_complete=off"),
-      "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=off,exec_context=caller");
+  ASSERT_EQ(set_variant(mount.dir(), "binder", "defer_complete=off"),
+            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=off,exec_context="
+            "caller,install_latency_us=0");
   double legacy = ioctls_per_call();
   EXPECT_GE(legacy, 2.9) << "workers opened after the change do not defer";
   EXPECT_LE(legacy, 3.2);

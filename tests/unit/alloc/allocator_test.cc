@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -66,6 +67,20 @@ TEST_P(AllocatorTest, S1_4_SpaceStartsAsOneFreeBufferWithHalfAsAsyncBudget) {
   EXPECT_EQ(stats.free_bytes, 1u << 20);
   EXPECT_EQ(stats.allocated_buffers, 0u);
   EXPECT_EQ(stats.free_async_space, (1u << 20) / 2);
+}
+
+// install_latency_us= (AllocatorOptions::install_latency): each page a buffer installs costs that
+// long, in every design; a page already installed costs nothing more (only the lower bound is
+// checked: a busy machine can only make it slower).
+TEST_P(AllocatorTest, InstallLatencyIsPaidPerInstalledPage) {
+  AllocatorOptions options;
+  options.install_latency = std::chrono::milliseconds(3);
+  TestProc proc(lru, GetParam(), 1 << 20, std::move(options));
+  auto start = std::chrono::steady_clock::now();
+  Buffer* buffer = proc.sync_buffer(4 * 4096);  // four pages (and the header's, at most one more)
+  ASSERT_NE(buffer, nullptr);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(12));
+  proc.alloc->free_buffer(*buffer);
 }
 
 TEST_P(AllocatorTest, S1_6_AllocationAfterUnmapFailsWithEsrchButFreeWorks) {

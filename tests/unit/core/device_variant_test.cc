@@ -19,8 +19,9 @@ std::string error_of(std::string_view spec) {
 }
 
 TEST(DeviceVariant, EveryKeySetsItsField) {
-  DeviceOptions options =
-      parsed("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context=caller");
+  DeviceOptions options = parsed(
+      "alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context="
+      "caller,install_latency_us=0");
   EXPECT_EQ(options.alloc.lock, alloc::LockVariant::spin_install);
   EXPECT_EQ(options.alloc.pages, alloc::PageTableVariant::lazy);
   EXPECT_EQ(options.lock_policy, sync::LockPolicy::kHandoff);
@@ -55,7 +56,9 @@ TEST(DeviceVariant, ReportingFormHandsOverTheMessageOfABadSpec) {
 
 TEST(DeviceVariant, PrintedFormParsesBack) {
   DeviceOptions options = parsed("alloc_lock=spin,lock_policy=steal");
-  EXPECT_EQ(to_string(options), "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on,exec_context=caller");
+  EXPECT_EQ(to_string(options),
+            "alloc_lock=spin,pages=eager,lock_policy=steal,defer_complete=on,exec_context=caller,"
+            "install_latency_us=0");
   DeviceOptions again = parsed(to_string(options));
   EXPECT_EQ(again.alloc, options.alloc);
   EXPECT_EQ(again.lock_policy, options.lock_policy);
@@ -79,4 +82,13 @@ TEST(DeviceVariant, DeviceSpecSplitsAtTheFirstColon) {
 }
 
 }  // namespace
+// install_latency_us= (docs/variants.md): microseconds per installed page, bounded.
+TEST(DeviceVariant, InstallLatencyIsMicrosecondsUpToOneSecond) {
+  EXPECT_EQ(parsed("install_latency_us=250").install_latency, std::chrono::microseconds(250));
+  EXPECT_EQ(error_of("install_latency_us=fast"),
+            "bad install_latency_us=fast: expected one of 0..1000000");
+  EXPECT_EQ(error_of("install_latency_us=1000001"),
+            "bad install_latency_us=1000001: expected one of 0..1000000");
+}
+
 }  // namespace cused::core

@@ -18,19 +18,24 @@ DeviceOptions variant(std::string_view spec, DeviceOptions base = {}) {
 }
 
 TEST(LiveVariant, SetOptionsAppliesToProcsOpenedAfterwards) {
-  Env env(variant("alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller"));
+  Env env(
+      variant("alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
+              "caller,install_latency_us=0"));
   Client before(env, 100);
   env.device->set_options(
-      variant("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context=caller"));
+      variant("alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_"
+              "context=caller,install_latency_us=0"));
   Client after(env, 200);
 
   EXPECT_EQ(to_string(before.proc().options()),
-            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller");
+            "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
+            "caller,install_latency_us=0");
   EXPECT_EQ(before.proc().allocator().variant().lock, alloc::LockVariant::mutex);
   EXPECT_EQ(before.proc().allocator().variant().pages, alloc::PageTableVariant::eager);
 
   EXPECT_EQ(to_string(after.proc().options()),
-            "alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_context=caller");
+            "alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_"
+            "context=caller,install_latency_us=0");
   EXPECT_EQ(after.proc().allocator().variant().lock, alloc::LockVariant::spin_install);
   EXPECT_EQ(after.proc().allocator().variant().pages, alloc::PageTableVariant::lazy);
   EXPECT_EQ(to_string(env.device->options()), to_string(after.proc().options()));

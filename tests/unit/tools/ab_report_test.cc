@@ -97,7 +97,8 @@ TEST(AbSvgPlot, TheLabelsThatWereCutAreWhole) {
 
 TEST(AbSvgPlot, AVeryLongSpecWrapsAtItsSeparatorsAndStaysInside) {
   std::string long_b =
-      "fast:alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=on,exec_context=caller";
+      "fast:alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=on,exec_context="
+      "caller,install_latency_us=0";
   auto svg = svg_plot(sample("binder:alloc_lock=mutex", long_b));
   expect_no_text_clipped(svg);
   // Wrapped after a separator: some line ends with ',' and none is the whole spec.
