@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "client/fd_message.h"
 #include "uapi/cused_cuse.h"
 
 namespace cused::preload {
@@ -18,18 +19,8 @@ constexpr int kDaemonTimeoutSeconds = 5;
 
 int receive_reply(int fd, int* memfd) {
   uapi::CuseMapReply reply{};
-  iovec data{&reply, sizeof reply};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  ssize_t got = recvmsg(fd, &header, MSG_CMSG_CLOEXEC);
   int received = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c; c = CMSG_NXTHDR(&header, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      std::memcpy(&received, CMSG_DATA(c), sizeof received);
+  ssize_t got = client::receive_with_fd(fd, &reply, sizeof reply, received);
   bool valid = got == static_cast<ssize_t>(sizeof reply) && reply.magic == uapi::kCuseMapMagic;
   int error = !valid ? ENODEV : reply.error;
   if (error == 0 && memfd && received < 0) error = ENODEV;

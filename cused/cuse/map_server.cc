@@ -11,6 +11,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "client/fd_message.h"
 #include "cused/request/failures.h"
 #include "uapi/cused_cuse.h"
 
@@ -40,21 +41,7 @@ bool receive(int fd, Message& message) {
 // The reply, with `fd` attached as SCM_RIGHTS when it is >= 0.
 void reply(int connection, int error, int fd = -1) {
   uapi::CuseMapReply message{uapi::kCuseMapMagic, error};
-  iovec data{&message, sizeof message};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
-    header.msg_control = control;
-    header.msg_controllen = sizeof control;
-    cmsghdr* rights = CMSG_FIRSTHDR(&header);
-    rights->cmsg_level = SOL_SOCKET;
-    rights->cmsg_type = SCM_RIGHTS;
-    rights->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
-  }
-  sendmsg(connection, &header, MSG_NOSIGNAL);
+  client::send_with_fd(connection, &message, sizeof message, fd);
 }
 
 }  // namespace

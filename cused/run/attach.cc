@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "client/fd_message.h"
 #include "cused/run/run_server.h"
 #include "cused/run/seccomp_filter.h"
 #include "uapi/cused_run.h"
@@ -41,19 +42,8 @@ int connect_to_daemon(const std::string& mount) {
 
 int hand_over(int connection, int listener) {
   uapi::RunAttach message{uapi::kRunMagic, getpid()};
-  iovec data{&message, sizeof message};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&header);
-  rights->cmsg_level = SOL_SOCKET;
-  rights->cmsg_type = SCM_RIGHTS;
-  rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &listener, sizeof listener);
-  if (sendmsg(connection, &header, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof message))
+  if (client::send_with_fd(connection, &message, sizeof message, listener) !=
+      static_cast<ssize_t>(sizeof message))
     return errno;
   uapi::RunAttachReply reply{};
   if (recv(connection, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply) ||

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "client/fd_message.h"
 #include "core/ioctl_argument.h"
 #include "core/proc.h"
 #include "core/sync/lock_guard.h"
@@ -66,18 +67,8 @@ void add_to_epoll(int epoll_fd, int fd, std::uint64_t key, std::uint32_t events)
 
 // Receives one RunAttach with its listener; -1 when the message is not one.
 int receive_attach(int connection, uapi::RunAttach& attach) {
-  iovec data{&attach, sizeof attach};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  ssize_t got = recvmsg(connection, &header, MSG_CMSG_CLOEXEC);
   int listener = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c; c = CMSG_NXTHDR(&header, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      std::memcpy(&listener, CMSG_DATA(c), sizeof listener);
+  ssize_t got = client::receive_with_fd(connection, &attach, sizeof attach, listener);
   if (got != static_cast<ssize_t>(sizeof attach) || attach.magic != uapi::kRunMagic) {
     if (listener >= 0) close(listener);
     return -1;
