@@ -22,6 +22,8 @@
 #include "core/security.h"
 #include "core/sync/lock_policy.h"
 #include "tests/fake_files.h"
+#include "tests/fuzz/command_encoder.h"
+#include "tests/fuzz/script_input.h"
 #include "uapi/binder.h"
 
 namespace cused::fuzz {
@@ -36,69 +38,26 @@ ScriptWriter& ScriptWriter::raw(const void* data, std::size_t len) {
 
 namespace {
 
-// Buffer space sizes a script can open with; 0: the client never maps (S1.7).
-constexpr std::array<std::size_t, 6> kSpaces = {0,        4096,      2 * 4096,
-                                                4 * 4096, 16 * 4096, (1u << 20) - 2 * 4096};
-constexpr std::array<unsigned, 11> kIoctls = {BINDER_VERSION,
-                                              BINDER_SET_MAX_THREADS,
-                                              BINDER_GET_NODE_DEBUG_INFO,
-                                              BINDER_GET_NODE_INFO_FOR_REF,
-                                              BINDER_ENABLE_ONEWAY_SPAM_DETECTION,
-                                              BINDER_GET_EXTENDED_ERROR,
-                                              BINDER_SET_IDLE_TIMEOUT,
-                                              BINDER_SET_IDLE_PRIORITY,
-                                              BINDER_FREEZE,
-                                              BINDER_GET_FROZEN_INFO,
-                                              BINDER_SET_CONTEXT_MGR_EXT};
 constexpr std::size_t kMaxSteps = 400;
 // A slot's fake file table (open variant bit 6): fds 0 .. kOpenFds - 1 open, kMaxFds the limit.
 constexpr std::uint8_t kWithFiles = 0x40, kCloseRefused = 0x80;
 constexpr int kOpenFds = 16, kMaxFds = 24;
-constexpr std::uint64_t kBogusAddress = 0xdead0000;
-
-// The script bytes; past the end every read is zero, so any input is a complete script.
-class Input {
- public:
-  explicit Input(std::span<const std::uint8_t> data) : data_(data) {}
-  bool done() const { return pos_ >= data_.size(); }
-  std::uint8_t u8() { return pos_ < data_.size() ? data_[pos_++] : 0; }
-  template <typename T>
-  T value() {
-    T out{};
-    bytes(&out, sizeof out);
-    return out;
-  }
-  void bytes(void* dst, std::size_t len) {
-    std::size_t n = std::min(len, data_.size() - std::min(pos_, data_.size()));
-    if (len) std::memset(dst, 0, len);
-    if (n) std::memcpy(dst, data_.data() + pos_, n);
-    pos_ += n;
-  }
-
- private:
-  std::span<const std::uint8_t> data_;
-  std::size_t pos_ = 0;
-};
 
 // The clients' memory: one arena the script places command streams, parcels and read buffers
 // in (never reused within a script, so a parked read's buffer stays valid), plus the clients'
 // mappings of their buffer spaces (read-only for senders, S5.6 PTR objects may point there).
 // Anything else is EFAULT, as an unmapped address is for a real caller.
-class Arena final : public core::UserMemory {
+class Arena final : public core::UserMemory, public ClientMemory {
  public:
   Arena() : memory_(std::size_t{1} << 20) {}
 
   // `len` bytes in the arena, 8-aligned; 0 when it is full (the script stops).
-  std::uint64_t place(const void* data, std::size_t len) {
+  std::uint64_t place(const void* data, std::size_t len) override {
     std::size_t at = (used_ + 7) & ~std::size_t{7};
     if (at + len > memory_.size()) return 0;
     if (len) std::memcpy(memory_.data() + at, data, len);
     used_ = at + len;
     return reinterpret_cast<std::uint64_t>(memory_.data() + at);
-  }
-  std::uint64_t reserve(std::size_t len) {
-    std::vector<std::byte> zeros(len);
-    return place(zeros.data(), len);
   }
   const std::byte* at(std::uint64_t addr) const { return reinterpret_cast<const std::byte*>(addr); }
   void add_readable(const Proc* owner, std::uint64_t start, std::size_t len) {
@@ -197,7 +156,7 @@ class Runner {
   }
 
   Outcome run(std::span<const std::uint8_t> data) {
-    Input in(data);
+    ScriptInput in(data);
     while (!in.done() && !full_ && outcome_.steps < kMaxSteps) {
       step(in);
       outcome_.steps++;
@@ -211,6 +170,9 @@ class Runner {
 
  private:
   pid_t tid(const Slot& slot, int thread) const { return slot.pid * 10 + thread; }
+  static std::uint64_t mapping(const Slot& slot) {
+    return reinterpret_cast<std::uint64_t>(slot.proc->buffers().data());
+  }
   Slot* live(std::uint8_t index) {
     Slot& slot = slots_[index % kSlots];
     return slot.proc ? &slot : nullptr;
@@ -226,7 +188,7 @@ class Runner {
 
   void violation(std::string what) { outcome_.violations.push_back(std::move(what)); }
 
-  void step(Input& in) {
+  void step(ScriptInput& in) {
     auto op = static_cast<Op>(in.u8() % static_cast<std::uint8_t>(Op::kCount));
     trace(fmt::format("step {}: op {}", outcome_.steps, static_cast<int>(op)));
     switch (op) {
@@ -270,7 +232,7 @@ class Runner {
     }
   }
 
-  void open(Input& in) {
+  void open(ScriptInput& in) {
     Slot& slot = slots_[in.u8() % kSlots];
     std::size_t space = kSpaces[in.u8() % kSpaces.size()];
     std::uint8_t variant = in.u8();
@@ -338,7 +300,7 @@ class Runner {
     return state;
   }
 
-  void simple(Input& in, unsigned cmd) {
+  void simple(ScriptInput& in, unsigned cmd) {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
     if (!slot || busy(*slot, thread)) return;
@@ -346,7 +308,7 @@ class Runner {
     issue(*slot, thread, cmd, std::as_bytes(std::span(&zero, 1)), false, false);
   }
 
-  void interrupt(Input& in) {
+  void interrupt(ScriptInput& in) {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
     if (!slot || !busy(*slot, thread)) return;
@@ -356,7 +318,7 @@ class Runner {
     slot->proc->interrupt(tid(*slot, thread));
   }
 
-  void other_ioctl(Input& in) {
+  void other_ioctl(ScriptInput& in) {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
     std::uint8_t which = in.u8();
@@ -368,14 +330,17 @@ class Runner {
     issue(*slot, thread, cmd, std::span(arg.data(), size), false, false);
   }
 
-  void write_read(Input& in, bool with_commands) {
+  void write_read(ScriptInput& in, bool with_commands) {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
     std::uint8_t read_mode = in.u8();
     std::vector<std::byte> commands;
     if (with_commands) {
       int count = in.u8() % 8;
-      for (int i = 0; i < count && slot; i++) command(in, *slot, commands);
+      if (slot) {
+        CommandEncoder encoder(arena_, slot->owed, mapping(*slot));
+        for (int i = 0; i < count; i++) encoder.command(in, commands);
+      }
     }
     if (!slot || busy(*slot, thread)) return;
     std::size_t read_size = (read_mode & 4) ? 0 : (read_mode & 2) ? 8 + (read_mode >> 3) : 512;
@@ -389,208 +354,6 @@ class Runner {
       return;
     }
     issue(*slot, thread, BINDER_WRITE_READ, std::as_bytes(std::span(&bwr, 1)), read_mode & 1, true);
-  }
-
-  template <typename T>
-  static void put(std::vector<std::byte>& out, const T& value) {
-    const auto* p = reinterpret_cast<const std::byte*>(&value);
-    out.insert(out.end(), p, p + sizeof value);
-  }
-
-  static std::uint32_t handle_from(Input& in) {
-    std::uint8_t h = in.u8();
-    return h < 0xf0 ? h % 6 : in.value<std::uint32_t>();
-  }
-
-  void command(Input& in, Slot& slot, std::vector<std::byte>& out) {
-    auto kind = static_cast<Cmd>(in.u8() % static_cast<std::uint8_t>(Cmd::kCount));
-    switch (kind) {
-      case Cmd::kTransaction:
-        return transaction(in, slot, out);
-      case Cmd::kFreeBuffer: {
-        std::uint8_t index = in.u8();
-        std::uint64_t address;
-        if (index >= 0xf0) {
-          address = in.value<std::uint64_t>();
-        } else if (!slot.owed.buffers.empty()) {
-          auto it = slot.owed.buffers.begin() + index % slot.owed.buffers.size();
-          address = *it;
-          slot.owed.buffers.erase(it);
-        } else {
-          address = 0;  // nothing delivered: a bogus free (S9.9)
-        }
-        put(out, BC_FREE_BUFFER);
-        return put(out, address);
-      }
-      case Cmd::kRefcount: {
-        std::uint32_t cmd = BC_INCREFS + (in.u8() % 4);
-        put(out, cmd);
-        return put(out, handle_from(in));
-      }
-      case Cmd::kRefDone: {
-        bool acquire = in.u8() & 1;
-        std::uint8_t index = in.u8();
-        auto& pending = acquire ? slot.owed.acquires : slot.owed.increfs;
-        binder_ptr_cookie pc{};
-        if (index == 0xff) {
-          pc = in.value<binder_ptr_cookie>();
-        } else if (!pending.empty()) {
-          pc = pending.front();
-          pending.pop_front();
-        }
-        put(out, acquire ? BC_ACQUIRE_DONE : BC_INCREFS_DONE);
-        return put(out, pc);
-      }
-      case Cmd::kLooper:
-        return put(out, static_cast<std::uint32_t>(BC_REGISTER_LOOPER + in.u8() % 3));
-      case Cmd::kDeath: {
-        bool clear = in.u8() & 1;
-        binder_handle_cookie hc{handle_from(in), in.u8() % 4u};
-        put(out, clear ? BC_CLEAR_DEATH_NOTIFICATION : BC_REQUEST_DEATH_NOTIFICATION);
-        return put(out, hc);
-      }
-      case Cmd::kDeadBinderDone: {
-        std::uint8_t index = in.u8();
-        binder_uintptr_t cookie;
-        if (index == 0xff) {
-          cookie = in.u8() % 4;
-        } else if (!slot.owed.deaths.empty()) {
-          cookie = slot.owed.deaths.front();
-          slot.owed.deaths.pop_front();
-        } else {
-          cookie = index % 4;
-        }
-        put(out, BC_DEAD_BINDER_DONE);
-        return put(out, cookie);
-      }
-      case Cmd::kFreeze: {
-        std::uint8_t which = in.u8() % 3;
-        binder_handle_cookie hc{handle_from(in), in.u8() % 4u};
-        if (which == 2) {
-          put(out, uapi::BC_FREEZE_NOTIFICATION_DONE);
-          binder_uintptr_t cookie = hc.cookie;  // the struct is packed: no reference into it
-          return put(out, cookie);
-        }
-        put(out, which ? uapi::BC_CLEAR_FREEZE_NOTIFICATION : uapi::BC_REQUEST_FREEZE_NOTIFICATION);
-        return put(out, hc);
-      }
-      case Cmd::kRaw: {
-        put(out, in.value<std::uint32_t>());
-        std::array<std::byte, 64> raw{};
-        std::size_t len = in.u8() % raw.size();
-        in.bytes(raw.data(), len);
-        out.insert(out.end(), raw.begin(), raw.begin() + len);
-        return;
-      }
-      case Cmd::kCount:
-        return;
-    }
-  }
-
-  // One object of a parcel; `data` and `offsets` grow.
-  void object(Input& in, Slot& slot, std::vector<std::byte>& data,
-              std::vector<binder_size_t>& offsets) {
-    auto kind = static_cast<Obj>(in.u8() % static_cast<std::uint8_t>(Obj::kCount));
-    auto add = [&](const auto& obj) {
-      offsets.push_back(data.size());
-      put(data, obj);
-    };
-    switch (kind) {
-      case Obj::kBinder:
-      case Obj::kWeakBinder: {
-        flat_binder_object obj{};
-        obj.hdr.type = kind == Obj::kBinder ? BINDER_TYPE_BINDER : BINDER_TYPE_WEAK_BINDER;
-        obj.binder = 0x1000 * (1 + in.u8() % 4);
-        obj.cookie = in.u8();
-        if (kind == Obj::kBinder) obj.flags = in.value<std::uint16_t>();
-        return add(obj);
-      }
-      case Obj::kHandle:
-      case Obj::kWeakHandle: {
-        flat_binder_object obj{};
-        obj.hdr.type = kind == Obj::kHandle ? BINDER_TYPE_HANDLE : BINDER_TYPE_WEAK_HANDLE;
-        obj.handle = handle_from(in);
-        return add(obj);
-      }
-      case Obj::kFd: {
-        binder_fd_object obj{};
-        obj.hdr.type = BINDER_TYPE_FD;
-        obj.fd = in.u8();
-        return add(obj);
-      }
-      case Obj::kFda: {
-        binder_fd_array_object obj{};
-        obj.hdr.type = BINDER_TYPE_FDA;
-        obj.num_fds = in.u8() % 4;
-        obj.parent = in.u8() % 4;
-        obj.parent_offset = in.u8();
-        return add(obj);
-      }
-      case Obj::kPtr: {
-        binder_buffer_object obj{};
-        obj.hdr.type = BINDER_TYPE_PTR;
-        std::uint8_t where = in.u8() % 3;
-        obj.length = 8 * std::size_t{in.u8()};
-        obj.buffer = where == 0   ? arena_.reserve(obj.length)
-                     : where == 1 ? kBogusAddress
-                                  : reinterpret_cast<std::uint64_t>(slot.proc->buffers().data());
-        std::uint8_t parent = in.u8();
-        obj.flags = (parent & 0x80) ? BINDER_BUFFER_FLAG_HAS_PARENT : 0;
-        obj.parent = parent % 4;
-        obj.parent_offset = in.u8();
-        return add(obj);
-      }
-      case Obj::kGarbage:
-        put(data, std::uint64_t{0x6161616161616161});
-        offsets.push_back(in.u8());
-        return;
-      case Obj::kCount:
-        return;
-    }
-  }
-
-  void transaction(Input& in, Slot& slot, std::vector<std::byte>& out) {
-    std::uint8_t mode = in.u8();
-    binder_transaction_data tr{};
-    tr.target.handle = handle_from(in);
-    tr.code = in.u8();
-    tr.flags = in.u8();
-    std::vector<std::byte> data(in.u8() % 64);
-    in.bytes(data.data(), data.size());
-    data.resize((data.size() + 7) & ~std::size_t{7});
-    int objects = in.u8() % 5;
-    auto damage = static_cast<Damage>(in.u8() % static_cast<std::uint8_t>(Damage::kCount));
-    std::vector<binder_size_t> offsets;
-    for (int i = 0; i < objects; i++) object(in, slot, data, offsets);
-    switch (damage) {
-      case Damage::kMisaligned:
-        if (!offsets.empty()) offsets[0] += 1 + in.u8() % 7;
-        break;
-      case Damage::kPastEnd:
-        offsets.push_back(data.size() + 8 * (in.u8() % 4));
-        break;
-      case Damage::kDescending:
-        std::reverse(offsets.begin(), offsets.end());
-        break;
-      default:
-        break;
-    }
-    tr.data_size = data.size();
-    tr.offsets_size = offsets.size() * sizeof(binder_size_t);
-    tr.data.ptr.buffer = arena_.place(data.data(), data.size());
-    tr.data.ptr.offsets = arena_.place(offsets.data(), tr.offsets_size);
-    if (damage == Damage::kOddOffsetsSize)
-      tr.offsets_size = tr.offsets_size ? tr.offsets_size - 4 : 4;
-    if (damage == Damage::kBadDataPointer) tr.data.ptr.buffer = kBogusAddress;
-    if (damage == Damage::kHugeSizes) tr.data_size = ~binder_size_t{0} - 7;
-    bool reply = mode & kTxnReply, sg = mode & kTxnSg;
-    if (sg) {
-      binder_transaction_data_sg tr_sg{tr, 8 * binder_size_t{in.u8()}};
-      put(out, reply ? BC_REPLY_SG : BC_TRANSACTION_SG);
-      return put(out, tr_sg);
-    }
-    put(out, reply ? BC_REPLY : BC_TRANSACTION);
-    put(out, tr);
   }
 
   // Reads what a finished BINDER_WRITE_READ returned: buffers to free later, node requests to
