@@ -1,7 +1,7 @@
 // The page store behind one proc's buffer space: a memfd that the client maps (FUSE passthrough
 // makes the client's mmap of the device node map this file) and that the daemon maps too, so a
 // transaction is copied exactly once, from the sender's memory into the target's buffer. Punching
-// a hole frees the page in both mappings (the shrinker's reclaim, DESIGN.md section 4).
+// a hole frees the page in both mappings (the shrinker's reclaim, docs/design.md section 4).
 #pragma once
 
 #include <cstddef>

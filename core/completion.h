@@ -1,6 +1,6 @@
 // The answer to one ioctl. core completes it at once, or keeps it (a parked binder read) and
 // completes it later from whichever daemon thread delivers work; it never blocks a daemon thread
-// waiting for binder work (DESIGN.md section 1).
+// waiting for binder work (docs/design.md section 1).
 #pragma once
 
 #include <atomic>

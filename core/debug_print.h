@@ -8,7 +8,7 @@
 // Where cused has nothing to show for a kernel field, it prints what it has (docs/binder_logs.md):
 // buffers and transactions show their offset in the buffer space, `pri` is 0, a ref's `d` is its
 // death cookie, a thread's `tr` is 0. Each proc block and each device in `stats` adds a
-// `variant:` line (DESIGN.md section 5).
+// `variant:` line (docs/design.md section 5).
 #pragma once
 
 #include <sys/types.h>

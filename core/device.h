@@ -29,8 +29,8 @@ struct OpenerIdentity {
   uid_t euid = 0;
 };
 
-// A device's variant (DESIGN.md section 5): read when a proc opens, so a change applies to procs
-// opened afterwards.
+// A device's variant (docs/design.md section 5): read when a proc opens, so a change applies to
+// procs opened afterwards.
 struct DeviceOptions {
   alloc::Variant alloc;
   // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h). Off: the flag is passed through and
@@ -70,7 +70,7 @@ class Device : public std::enable_shared_from_this<Device> {
   const std::string& name() const { return name_; }
   Driver& driver() { return *driver_; }
   Context& context() { return context_; }
-  // The variant procs opened from now on get (DESIGN.md section 5); procs already open keep
+  // The variant procs opened from now on get (docs/design.md section 5); procs already open keep
   // theirs.
   DeviceOptions options() const CUSED_EXCLUDES(options_lock_);
   void set_options(DeviceOptions options) CUSED_EXCLUDES(options_lock_);

@@ -1,4 +1,4 @@
-// The text form of a device's variant (DESIGN.md section 5): what `cused --device NAME:SPEC`,
+// The text form of a device's variant (docs/design.md section 5): what `cused --device NAME:SPEC`,
 // binder-control and binderctl accept and what stats and logs print.
 //
 //   alloc_lock=mutex|spin|spin-install,pages=eager|lazy,

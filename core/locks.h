@@ -1,5 +1,5 @@
-// The engine's locks, named for the kernel locks they stand for (DESIGN.md section 3), and the one
-// bridge -Wthread-safety needs: an object guarded by its proc's inner lock keeps a reference to
+// The engine's locks, named for the kernel locks they stand for (docs/design.md section 3), and the
+// one bridge -Wthread-safety needs: an object guarded by its proc's inner lock keeps a reference to
 // that lock, and code that holds the proc's lock under its own name tells the analysis so.
 //
 // Lock order (docs/protocol.md): driver procs lock, context manager lock, proc outer lock, node

@@ -126,7 +126,7 @@ bool Proc::ensure_mapped() {
   if (alloc_.is_mapped()) return true;
   if (!mapping_) return false;
   auto mapping = mapping_->find();
-  // DESIGN.md section 2: a writable mapping is one the kernel would have refused (S1.4).
+  // docs/design.md section 2: a writable mapping is one the kernel would have refused (S1.4).
   if (!mapping || mapping->writable) return false;
   return alloc_.map(mapping->length, mapping->start) == 0;
 }

@@ -128,7 +128,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   BufferFile& buffers() { return *buffers_; }
   Device& device() { return *device_; }
   alloc::Allocator& allocator() { return alloc_; }
-  // The device's variant when this proc opened (DESIGN.md section 5): what stats and logs print.
+  // The device's variant when this proc opened (docs/design.md section 5): what stats and logs
+  // print.
   const DeviceOptions& options() const { return options_; }
   // This proc's BC_/BR_ counters (S10.6 `stats`).
   Stats& stats() { return stats_; }

@@ -3,8 +3,8 @@
 // proc's inner lock and hands it to the WakeScope of the daemon thread it runs on. When that
 // daemon thread has dropped the engine's locks (the scope ends), it runs the woken reads itself:
 // it writes the BR_ stream into the reader's buffer and completes the reader's request. No daemon
-// thread ever blocks waiting for binder work, and no other thread is woken to deliver (DESIGN.md
-// section 3).
+// thread ever blocks waiting for binder work, and no other thread is woken to deliver
+// (docs/design.md section 3).
 #pragma once
 
 #include <sys/types.h>

@@ -43,8 +43,8 @@ std::optional<cused::core::DeviceOptions> parse(const std::string& what, const s
   });
 }
 
-// `--variant SPEC` and `--device NAME[:SPEC]` into `options` (DESIGN.md section 5); false, with
-// the parser's message printed, if a spec is bad.
+// `--variant SPEC` and `--device NAME[:SPEC]` into `options` (docs/design.md section 5); false,
+// with the parser's message printed, if a spec is bad.
 bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
                     cused::binderfs::FilesystemOptions& options) {
   auto default_variant = parse("--variant " + default_spec, default_spec, {});

@@ -1,5 +1,5 @@
 // bench-transport: what one ioctl costs through cused, against the floors it cannot beat, in
-// one run (DESIGN.md section 8):
+// one run (docs/design.md section 8):
 //   pipe      a one-byte ping-pong between two processes (the scheduler's wake-up floor);
 //   bare      a libfuse server that answers every ioctl at once (the FUSE floor);
 //   cused     BINDER_VERSION on a cused binder node (the daemon's own transport cost);

@@ -1,4 +1,4 @@
-// binderctl: devices, variants, state, stats and "shrink now" of a running cused (DESIGN.md
+// binderctl: devices, variants, state, stats and "shrink now" of a running cused (docs/design.md
 // section 6, docs/variants.md). Speaks to the daemon through its mount: binder-control's ioctls
 // (BINDER_CTL_ADD, uapi/cused.h) and the files under binder_logs/.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// One proc's buffer allocator (the kernel's binder_alloc; spec S9, S11.10, S11.11; DESIGN.md
+// One proc's buffer allocator (the kernel's binder_alloc; spec S9, S11.10, S11.11; docs/design.md
 // section 4). It tiles the proc's buffer space [0, size) with buffers, installs pages of the
 // proc's memfd (BufferFile) when buffers need them, parks pages no buffer uses on the global
 // PageLru, and lets the shrinker punch those pages out of the memfd.

@@ -1,4 +1,4 @@
-// Memory-pressure signals that wake the shrinker (DESIGN.md section 4): a PSI trigger on
+// Memory-pressure signals that wake the shrinker (docs/design.md section 4): a PSI trigger on
 // /proc/pressure/memory, and the memory.events file of the daemon's cgroup v2 when that cgroup
 // has a limit. Each is a file descriptor the shrinker polls.
 #pragma once

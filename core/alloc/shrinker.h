@@ -1,4 +1,4 @@
-// The shrinker thread (DESIGN.md section 4): reclaims the pages on the global PageLru when the
+// The shrinker thread (docs/design.md section 4): reclaims the pages on the global PageLru when the
 // system or the daemon's cgroup is short of memory, when asked to ("shrink now", binderctl), and
 // continuously in stress mode, which exists to shake out reclaim races.
 #pragma once

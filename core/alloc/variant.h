@@ -1,4 +1,4 @@
-// The allocator designs cused can switch between (DESIGN.md section 4). Chosen per allocator
+// The allocator designs cused can switch between (docs/design.md section 4). Chosen per allocator
 // instance at construction, so two devices (or two generations of one) can run side by side.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The ioctls of `binder-control`: the kernel's BINDER_CTL_ADD (S10.3), which in cused also takes
 // "NAME:SPEC" to create a device with a variant, and cused's own (uapi/cused.h): read and change
-// a device's variant, shrink now (DESIGN.md sections 5 and 6).
+// a device's variant, shrink now (docs/design.md sections 5 and 6).
 
 #include <algorithm>
 #include <cerrno>

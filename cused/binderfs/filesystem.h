@@ -5,7 +5,7 @@
 // binderfs does.
 //
 // Every open of a device node creates a core proc with its own memfd, registered as the file's
-// FUSE passthrough backing file, so the client's mmap maps that memfd (DESIGN.md section 2).
+// FUSE passthrough backing file, so the client's mmap maps that memfd (docs/design.md section 2).
 // Passthrough allows one backing file per inode, so every LOOKUP of a device returns a fresh
 // inode with entry timeout 0: each opener gets an inode of its own.
 #pragma once
@@ -43,7 +43,7 @@ struct NodeAttributes {
 struct FilesystemOptions {
   std::vector<std::string> devices{"binder", "hwbinder", "vndbinder"};
   // The variant of every device that is not given one in `variants` (`cused --variant`), also
-  // the base a spec is applied to (DESIGN.md section 5).
+  // the base a spec is applied to (docs/design.md section 5).
   core::DeviceOptions default_variant;
   std::map<std::string, core::DeviceOptions> variants;  // by device name (`--device NAME:SPEC`)
   // "Shrink now" for CUSED_CTL_SHRINK (the daemon's Shrinker); without it the ioctl is ENOTTY.

@@ -1,6 +1,6 @@
 // tools/binder-throughput against cused (with tools/servicemanager): it runs to the end, prints
 // binderThroughputTest's lines, and the TF_DEFER_COMPLETE mode spends fewer ioctls per served
-// call (DESIGN.md section 8: one ioctl per call on the server instead of two).
+// call (docs/design.md section 8: one ioctl per call on the server instead of two).
 #include <gtest/gtest.h>
 
 #include <regex>

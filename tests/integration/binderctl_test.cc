@@ -1,5 +1,5 @@
 // tools/binderctl and `cused --device NAME:SPEC` / `--variant SPEC` as a user runs them: a real
-// cused process, binderctl as another (issue 6, DESIGN.md sections 5 and 6).
+// cused process, binderctl as another (issue 6, docs/design.md sections 5 and 6).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>

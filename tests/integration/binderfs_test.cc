@@ -52,7 +52,8 @@ std::size_t count_open_fds() {
   return count;
 }
 
-// The procs' buffer files (one memfd per open, DESIGN 2) that this process, the daemon, holds.
+// The procs' buffer files (one memfd per open, docs/design.md section 2) that this process, the
+// daemon, holds.
 std::size_t count_open_memfds() {
   std::size_t count = 0;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
@@ -108,9 +109,9 @@ TEST_F(BinderfsTest, S3_2_FirstReadOfNewThreadReturnsNoop) {
   EXPECT_EQ(words[0], static_cast<std::uint32_t>(BR_NOOP));
 }
 
-// DESIGN 2 / S1.4: the client's mapping is the daemon's memfd: a byte the daemon writes into the
-// proc's buffer space is seen through the client's mmap, and punching the page (the shrinker's
-// reclaim) takes it away from both and leaves no resident page.
+// docs/design.md section 2 / S1.4: the client's mapping is the daemon's memfd: a byte the daemon
+// writes into the proc's buffer space is seen through the client's mmap, and punching the page
+// (the shrinker's reclaim) takes it away from both and leaves no resident page.
 TEST_F(BinderfsTest, MmapSharesTheProcsMemfd_AndPunchedPageIsGone) {
   BinderDevice device(mount_.path("binder"));
   ASSERT_EQ(device.map(), 0);

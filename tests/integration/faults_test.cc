@@ -194,8 +194,9 @@ TEST_F(Faults, ClientsKilledMidTransaction_S1_9_S11_6) {
 }
 
 // S11.9: the manager unmaps its buffer space while a client keeps calling it. The kernel answers
-// BR_DEAD_REPLY once the vma is gone; cused cannot see a munmap (DESIGN.md section 2) and keeps
-// delivering into the memfd. Either way: the caller gets a binder answer, the daemon stays up.
+// BR_DEAD_REPLY once the vma is gone; cused cannot see a munmap (docs/design.md section 2)
+// and keeps delivering into the memfd. Either way: the caller gets a binder answer, the daemon
+// stays up.
 TEST_F(Faults, ManagerUnmapsWhilePeersSend_S11_9) {
   pid_t manager = start_manager(true);
   {

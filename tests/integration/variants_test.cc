@@ -1,6 +1,6 @@
-// Variants, live (DESIGN.md section 5, issue 6) through a mounted binderfs: binder-control creates
-// a device with a variant ("NAME:SPEC"), cused's own control ioctls (uapi/cused.h) read and change
-// it, a change reaches procs opened afterwards only, and "shrink now" reclaims unused pages.
+// Variants, live (docs/design.md section 5, issue 6) through a mounted binderfs: binder-control
+// creates a device with a variant ("NAME:SPEC"), cused's own control ioctls (uapi/cused.h) read and
+// change it, a change reaches procs opened afterwards only, and "shrink now" reclaims unused pages.
 #include <gtest/gtest.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -209,7 +209,7 @@ TEST_F(VariantsTest, SetChangesOnlyTheGivenKeys) {
   EXPECT_EQ(get("binder"), kDefault) << "other devices are untouched";
 }
 
-// DESIGN.md section 5: a proc opened before a change keeps its variant (what runs: its
+// docs/design.md section 5: a proc opened before a change keeps its variant (what runs: its
 // allocator's lock design), one opened after gets the new one.
 TEST_F(VariantsTest, ChangeAppliesToProcsOpenedAfterwardsOnly) {
   BinderDevice before(mount_.path("binder"));

@@ -1,4 +1,5 @@
-// The exhaustive page-state scenario (the kernel's binder_alloc selftest, DESIGN.md section 7):
+// The exhaustive page-state scenario (the kernel's binder_alloc selftest, docs/design.md
+// section 7):
 // five buffers whose ends take every combination of page alignments, placed from the front and
 // from the back of the space, freed in all 120 orders. After every allocation and every free the
 // state of every page (S9.5, S9.12) must match a model computed here from the live buffers;

@@ -1,5 +1,5 @@
-// The shrinker thread and what wakes it (DESIGN.md section 4): shrink-now requests, stress mode,
-// pressure sources, and the PSI / cgroup v2 plumbing.
+// The shrinker thread and what wakes it (docs/design.md section 4): shrink-now requests, stress
+// mode, pressure sources, and the PSI / cgroup v2 plumbing.
 #include "core/alloc/shrinker.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// Stress (DESIGN.md section 7): threads allocate buffers, fill them with a pattern derived from a
-// per-buffer seed, keep a few alive, verify and free them, while the shrinker reclaims in stress
-// mode. A page punched out from under a live buffer shows up as a mismatch (the bytes read back
-// as zero). mutex and spin-install must lose nothing.
+// Stress (docs/design.md section 7): threads allocate buffers, fill them with a pattern derived
+// from a per-buffer seed, keep a few alive, verify and free them, while the shrinker reclaims in
+// stress mode. A page punched out from under a live buffer shows up as a mismatch (the bytes read
+// back as zero). mutex and spin-install must lose nothing.
 //
 //   CUSED_STRESS_OPS   operations per thread (default 50000: a few seconds; millions in total
 //                      for the long mode, e.g. CUSED_STRESS_OPS=1000000)

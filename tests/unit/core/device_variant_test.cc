@@ -1,4 +1,4 @@
-// The variant spec of DESIGN.md section 5 (`--device NAME:SPEC`, binder-control, binderctl).
+// The variant spec of docs/design.md section 5 (`--device NAME:SPEC`, binder-control, binderctl).
 #include "core/device_variant.h"
 
 #include <gtest/gtest.h>

@@ -186,7 +186,7 @@ TEST_F(NoDeferTest, DeferCompleteIgnoredWhenDisabled_TF_DEFER_COMPLETE) {
   EXPECT_EQ(call.tr().flags, uapi::TF_DEFER_COMPLETE);  // S4.8: flags delivered unchanged
 }
 
-// DESIGN.md section 5: a changed device variant applies to procs opened afterwards only.
+// docs/design.md section 5: a changed device variant applies to procs opened afterwards only.
 TEST_F(FlowTest, OptionChangeAppliesToLaterProcs_TF_DEFER_COMPLETE) {
   env.device->set_options(DeviceOptions{{}, /*defer_complete=*/false, nullptr});
   EXPECT_FALSE(env.device->options().defer_complete);

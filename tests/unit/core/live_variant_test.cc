@@ -1,6 +1,7 @@
-// DESIGN.md section 5, "variants, live": Device::set_options applies to procs opened afterwards;
-// procs already open keep the variant they opened with, in what they report (Proc::options(), for
-// stats and logs) and in what runs (their allocator's lock design and page table).
+// docs/design.md section 5, "variants, live": Device::set_options applies to procs opened
+// afterwards; procs already open keep the variant they opened with, in what they report
+// (Proc::options(), for stats and logs) and in what runs (their allocator's lock design and page
+// table).
 #include <gtest/gtest.h>
 
 #include <variant>

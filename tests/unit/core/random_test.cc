@@ -1,4 +1,4 @@
-// Random command streams against the engine (DESIGN.md section 7, "never crash, leak or lose a
+// Random command streams against the engine (docs/design.md section 7, "never crash, leak or lose a
 // buffer on any input"): three procs with a few threads each send random transactions carrying
 // random (often malformed) objects, reply, free real and bogus buffers, change ref counts on
 // random handles, register and clear death notifications, exit threads, flush, interrupt and

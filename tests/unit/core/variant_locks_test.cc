@@ -1,8 +1,8 @@
 // lock_policy= reaches the allocator (issue 9, docs/locking.md): a proc's allocator mutex (the
 // metadata lock of alloc_lock=mutex, the install lock of alloc_lock=spin-install) is built with the
 // policy of the device variant the proc opened under; a later change of the variant applies to
-// procs opened afterwards only (DESIGN.md section 5). The engine's StressTest/* runs concurrent
-// calls under every policy, through these allocator locks as well.
+// procs opened afterwards only (docs/design.md section 5). The engine's StressTest/* runs
+// concurrent calls under every policy, through these allocator locks as well.
 #include <gtest/gtest.h>
 
 #include <string>

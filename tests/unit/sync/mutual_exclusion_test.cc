@@ -1,4 +1,4 @@
-// Mutual exclusion and try_lock semantics of every lock policy (issue 9, DESIGN.md section 4):
+// Mutual exclusion and try_lock semantics of every lock policy (issue 9, docs/design.md section 4):
 // whatever the policy, two threads never hold a lock at once, or binder's proc and node state
 // would be corrupted.
 #include <gtest/gtest.h>
