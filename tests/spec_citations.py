@@ -18,7 +18,8 @@ import sys
 SPEC = "docs/spec.md"
 DESIGN = "docs/design.md"
 
-# S4.5, S3.1a; not S3 alone (a section), not inside a longer token (XS4.5, S4.52 is S4.52).
+# S4.5, S3.1a; not S3 alone (a section), not inside a longer token (no letter, digit or dot
+# before it, no digit after).
 DOTTED_ID = re.compile(r"(?<![A-Za-z0-9_.])S(\d+)\.(\d+)([a-z]?)(?![0-9A-Za-z])")
 # The form test names use: Fixture.Name_S4_5_S9_9, BinderfsTest.S1_1_TwoOpens...
 UNDERSCORE_ID = re.compile(r"(?<![A-Za-z0-9])S(\d+)_(\d+)(?![0-9])")
