@@ -128,6 +128,8 @@ void count_object(Proc& proc, ObjCounter& counter, ObjStat type) {
   counter.attach(proc.device().driver().stats(), type);
 }
 
+std::span<const std::string_view> command_names() { return kCommandNames; }
+
 std::string_view command_name(std::uint32_t cmd) {
   std::size_t nr = _IOC_NR(cmd);
   return nr < kCommandCount ? kCommandNames[nr] : std::string_view{};

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -95,6 +96,8 @@ void count_object(Proc& proc, ObjCounter& counter, ObjStat type);
 
 // The kernel's names: "BC_TRANSACTION", "BR_REPLY", "transaction_complete"; "" when unknown.
 std::string_view command_name(std::uint32_t cmd);
+// Every BC_ name, in the order of their codes' _IOC_NR.
+std::span<const std::string_view> command_names();
 std::string_view return_name(std::uint32_t cmd);
 std::string_view obj_stat_name(ObjStat type);
 

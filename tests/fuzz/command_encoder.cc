@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "tests/fuzz/script.h"
 
@@ -16,6 +17,19 @@ void put(std::vector<std::byte>& out, const T& value) {
 }
 
 }  // namespace
+
+std::uint64_t ClientMemory::place(const void* data, std::size_t len) {
+  std::size_t at = (used_ + 7) & ~std::size_t{7};
+  if (at + len > memory_.size()) return 0;
+  if (len) std::memcpy(memory_.data() + at, data, len);
+  used_ = at + len;
+  return reinterpret_cast<std::uint64_t>(memory_.data() + at);
+}
+
+bool ClientMemory::contains(std::uint64_t address, std::size_t len) const {
+  auto start = reinterpret_cast<std::uint64_t>(memory_.data());
+  return address >= start && len <= memory_.size() && address - start <= memory_.size() - len;
+}
 
 std::uint64_t CommandEncoder::delivered_buffer(std::uint8_t index) {
   if (owed_.buffers.empty()) return 0;  // nothing delivered: a bogus free (S9.9)

@@ -14,17 +14,23 @@
 
 namespace cused::fuzz {
 
-// Where a client keeps what its commands point at. Never reused within a script, so a parked
-// read's buffer stays valid.
+// Where a client keeps what its commands point at: a bump arena, never reused within a script,
+// so a parked read's buffer stays valid. Of size 0 it places nothing (every address 0), which is
+// enough to learn how many bytes commands take.
 class ClientMemory {
  public:
-  virtual ~ClientMemory() = default;
+  explicit ClientMemory(std::size_t size) : memory_(size) {}
   // `len` bytes holding `data`, 8-aligned; 0 when the memory is full (the script stops).
-  virtual std::uint64_t place(const void* data, std::size_t len) = 0;
+  std::uint64_t place(const void* data, std::size_t len);
   std::uint64_t reserve(std::size_t len) {
     std::vector<std::byte> zeros(len);
     return place(zeros.data(), len);
   }
+  bool contains(std::uint64_t address, std::size_t len) const;
+
+ private:
+  std::vector<std::byte> memory_;
+  std::size_t used_ = 0;
 };
 
 class CommandEncoder {

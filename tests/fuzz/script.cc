@@ -49,16 +49,8 @@ constexpr int kOpenFds = 16, kMaxFds = 24;
 // Anything else is EFAULT, as an unmapped address is for a real caller.
 class Arena final : public core::UserMemory, public ClientMemory {
  public:
-  Arena() : memory_(std::size_t{1} << 20) {}
+  Arena() : ClientMemory(std::size_t{1} << 20) {}
 
-  // `len` bytes in the arena, 8-aligned; 0 when it is full (the script stops).
-  std::uint64_t place(const void* data, std::size_t len) override {
-    std::size_t at = (used_ + 7) & ~std::size_t{7};
-    if (at + len > memory_.size()) return 0;
-    if (len) std::memcpy(memory_.data() + at, data, len);
-    used_ = at + len;
-    return reinterpret_cast<std::uint64_t>(memory_.data() + at);
-  }
   const std::byte* at(std::uint64_t addr) const { return reinterpret_cast<const std::byte*>(addr); }
   void add_readable(const Proc* owner, std::uint64_t start, std::size_t len) {
     readable_[owner] = {start, len};
@@ -85,12 +77,8 @@ class Arena final : public core::UserMemory, public ClientMemory {
   static bool inside(std::uint64_t addr, std::size_t len, std::uint64_t start, std::size_t size) {
     return addr >= start && len <= size && addr - start <= size - len;
   }
-  bool in_arena(std::uint64_t addr, std::size_t len) const {
-    return inside(addr, len, reinterpret_cast<std::uint64_t>(memory_.data()), memory_.size());
-  }
+  bool in_arena(std::uint64_t addr, std::size_t len) const { return contains(addr, len); }
 
-  std::vector<std::byte> memory_;
-  std::size_t used_ = 0;
   std::map<const Proc*, std::pair<std::uint64_t, std::size_t>> readable_;
 };
 

@@ -1,0 +1,393 @@
+// binder-diff (issue 19): the in-process fuzzer's scripts (tests/fuzz/script.h) run on real
+// binder devices, answer by answer, so that cused's answers can be compared with the kernel's.
+//
+//   binder-diff generate --seed N --count K --out DIR     random scripts (tests/diff/generator.h)
+//   binder-diff run --dev PATH SCRIPT...                  print each script's trace
+//   binder-diff record --dev /dev/binder --corpus DIR     store the kernel's trace beside each
+//                                                         script (run twice: kept if the same)
+//   binder-diff compare --dev PATH --path fuse|run --corpus DIR
+//                                                         replay, compare with the stored traces
+//   binder-diff campaign --kernel /dev/binder --dev PATH --path fuse --seed N --minutes M
+//                        [--save DIR]                     random scripts on both, side by side;
+//                                                         what diverges is minimised and saved
+//   binder-diff minimise --kernel /dev/binder --dev PATH SCRIPT --save DIR
+//
+// Docs: docs/reliability.md, "Differential testing".
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/stats.h"
+#include "core/version.h"
+#include "tests/diff/coordinator.h"
+#include "tests/diff/deviations.h"
+#include "tests/diff/generator.h"
+#include "tests/diff/step_decoder.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cused::diff::RunOptions;
+using Trace = std::vector<std::string>;
+
+std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+Trace read_trace(const fs::path& path) {
+  Trace lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string joined(const Trace& trace) {
+  std::string out;
+  for (const auto& line : trace) out += line + "\n";
+  return out;
+}
+
+std::vector<fs::path> scripts_in(const fs::path& dir) {
+  std::vector<fs::path> scripts;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".script") scripts.push_back(entry.path());
+  }
+  std::sort(scripts.begin(), scripts.end());
+  return scripts;
+}
+
+fs::path kernel_trace_of(const fs::path& script) {
+  return fs::path(script).replace_extension(".kernel.trace");
+}
+
+// How cused's trace relates to the kernel's.
+struct Verdict {
+  enum Kind { kSame, kDocumented, kDiverged } kind = kSame;
+  std::size_t line = 0;  // the first line that differs
+  std::string deviation;
+  std::string kernel, cused;
+};
+
+Verdict compare(const Trace& kernel, const Trace& cused, const std::string& path) {
+  std::size_t n = std::max(kernel.size(), cused.size());
+  for (std::size_t i = 0; i < n; i++) {
+    std::string k = i < kernel.size() ? kernel[i] : "(end of trace)";
+    std::string c = i < cused.size() ? cused[i] : "(end of trace)";
+    if (k == c) continue;
+    if (auto known = cused::diff::known_deviation(path, k, c))
+      return {Verdict::kDocumented, i + 1, std::string(known->name), k, c};
+    return {Verdict::kDiverged, i + 1, "", k, c};
+  }
+  return {};
+}
+
+void print_divergence(const std::string& name, const Verdict& v) {
+  fmt::print("DIVERGED {} at line {}:\n  kernel: {}\n  cused:  {}\n", name, v.line, v.kernel,
+             v.cused);
+}
+
+struct Tally {
+  std::size_t scripts = 0, lines = 0, same = 0, diverged = 0;
+  std::map<std::string, std::size_t> documented;
+
+  void add(const Verdict& v, std::size_t lines_compared) {
+    scripts++;
+    lines += lines_compared;
+    if (v.kind == Verdict::kSame) same++;
+    if (v.kind == Verdict::kDiverged) diverged++;
+    if (v.kind == Verdict::kDocumented) documented[v.deviation]++;
+  }
+  void print(const std::string& what) const {
+    fmt::print("{}: {} scripts, {} trace lines compared: {} the same, {} diverged", what, scripts,
+               lines, same, diverged);
+    for (const auto& [name, count] : documented) fmt::print(", {} documented ({})", count, name);
+    fmt::print("\n");
+  }
+};
+
+// Which ioctls of S0.1 and which BC_ commands the corpus's kernel traces exercise.
+int coverage(const fs::path& corpus) {
+  static const std::vector<std::string> ioctls = {
+      "write_read",       "context_mgr",      "thread_exit",      "ioctl 0x40086203",
+      "ioctl 0x40046205", "ioctl 0x40046206", "ioctl 0xc0046209", "ioctl 0xc018620b",
+      "ioctl 0xc018620c", "ioctl 0x4018620d", "ioctl 0x400c620e", "ioctl 0xc00c620f",
+      "ioctl 0x40046210", "ioctl 0xc00c6211"};
+  const std::vector<std::string> commands(cused::core::command_names().begin(),
+                                          cused::core::command_names().end());
+  std::map<std::string, std::size_t> seen;
+  std::size_t scripts = 0;
+  for (const auto& script : scripts_in(corpus)) {
+    if (!fs::exists(kernel_trace_of(script))) continue;
+    scripts++;
+    std::ifstream in(kernel_trace_of(script));
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    for (const auto& name : ioctls) seen[name] += text.find(": " + name) != std::string::npos;
+    for (const auto& name : commands)
+      seen[name] += std::regex_search(text, std::regex(" " + name + "[ \\[|]"));
+  }
+  std::size_t missing = 0;
+  auto show = [&](const std::vector<std::string>& names) {
+    for (const auto& name : names) {
+      fmt::print("  {:<34} {} scripts\n", name, seen[name]);
+      missing += seen[name] == 0;
+    }
+  };
+  fmt::print("{} scripts with kernel traces; ioctls (S0.1):\n", scripts);
+  show(ioctls);
+  fmt::print("BC_ commands (S0.3):\n");
+  show(commands);
+  fmt::print("{} not exercised\n", missing);
+  return 0;
+}
+
+int generate(std::uint64_t seed, int count, int actions, const fs::path& out) {
+  fs::create_directories(out);
+  for (int i = 0; i < count; i++) {
+    auto script = cused::diff::generate_script(seed + i, actions);
+    write_file(out / fmt::format("gen-{}.script", seed + i),
+               std::string(script.begin(), script.end()));
+  }
+  fmt::print("{} scripts written to {}\n", count, out.string());
+  return 0;
+}
+
+int run(const RunOptions& options, const std::vector<std::string>& scripts) {
+  for (const auto& script : scripts) {
+    fmt::print("== {}\n{}", script, joined(run_script_on_device(read_bytes(script), options)));
+  }
+  return 0;
+}
+
+int record(const RunOptions& options, const fs::path& corpus, bool drop) {
+  std::size_t kept = 0, unstable = 0;
+  for (const auto& script : scripts_in(corpus)) {
+    auto bytes = read_bytes(script);
+    Trace first = run_script_on_device(bytes, options);
+    Trace second = run_script_on_device(bytes, options);
+    if (first != second) {
+      unstable++;
+      Verdict v = compare(first, second, "kernel");
+      fmt::print("not deterministic: {} (line {}: '{}' then '{}')\n", script.filename().string(),
+                 v.line, v.kernel, v.cused);
+      if (drop) fs::remove(script), fs::remove(kernel_trace_of(script));
+      continue;
+    }
+    write_file(kernel_trace_of(script), joined(first));
+    kept++;
+  }
+  fmt::print("recorded {} kernel traces; {} scripts not deterministic{}\n", kept, unstable,
+             drop ? " (removed)" : "");
+  return 0;
+}
+
+int compare_corpus(const RunOptions& options, const fs::path& corpus, const std::string& path) {
+  Tally tally;
+  for (const auto& script : scripts_in(corpus)) {
+    if (!fs::exists(kernel_trace_of(script))) continue;
+    Trace kernel = read_trace(kernel_trace_of(script));
+    Trace cused = run_script_on_device(read_bytes(script), options);
+    Verdict v = compare(kernel, cused, path);
+    tally.add(v, v.kind == Verdict::kSame ? kernel.size() : v.line);
+    if (v.kind == Verdict::kDiverged) print_divergence(script.filename().string(), v);
+  }
+  tally.print(fmt::format("compare on {} ({})", options.device, path));
+  return tally.diverged ? 1 : 0;
+}
+
+// True when cused's answers part from the kernel's in a way no documented deviation explains,
+// and the kernel answers the script the same way twice (else it is not comparable).
+bool diverges(const std::vector<std::uint8_t>& bytes, const RunOptions& kernel_options,
+              const RunOptions& options, const std::string& path) {
+  Trace kernel = run_script_on_device(bytes, kernel_options);
+  Trace cused = run_script_on_device(bytes, options);
+  return compare(kernel, cused, path).kind == Verdict::kDiverged &&
+         run_script_on_device(bytes, kernel_options) == kernel;
+}
+
+// Drops runs of steps, halving the run length when none can go, while the script still
+// diverges: the smallest script this finds in `budget`.
+std::vector<std::uint8_t> minimise(std::vector<std::uint8_t> script,
+                                   const RunOptions& kernel_options, const RunOptions& options,
+                                   const std::string& path, std::chrono::seconds budget) {
+  auto until = std::chrono::steady_clock::now() + budget;
+  auto spans = cused::diff::step_spans(script);
+  for (std::size_t chunk = std::max<std::size_t>(spans.size() / 2, 1);
+       chunk >= 1 && std::chrono::steady_clock::now() < until;) {
+    bool removed = false;
+    for (std::size_t i = 0;
+         i + chunk <= spans.size() && std::chrono::steady_clock::now() < until;) {
+      std::vector<std::uint8_t> candidate(script.begin(), script.begin() + spans[i].first);
+      candidate.insert(candidate.end(), script.begin() + spans[i + chunk - 1].second, script.end());
+      if (diverges(candidate, kernel_options, options, path)) {
+        script = std::move(candidate);
+        spans = cused::diff::step_spans(script);
+        removed = true;
+      } else {
+        i += chunk;
+      }
+    }
+    if (!removed) chunk /= 2;
+  }
+  fmt::print("minimised to {} steps, {} bytes\n", spans.size(), script.size());
+  return script;
+}
+
+void save_divergence(const fs::path& dir, const std::string& name,
+                     const std::vector<std::uint8_t>& bytes, const RunOptions& kernel_options,
+                     const RunOptions& options) {
+  fs::create_directories(dir);
+  auto script = dir / (name + ".script");
+  write_file(script, std::string(bytes.begin(), bytes.end()));
+  write_file(kernel_trace_of(script), joined(run_script_on_device(bytes, kernel_options)));
+  write_file(fs::path(script).replace_extension(".cused.trace"),
+             joined(run_script_on_device(bytes, options)));
+  fmt::print("saved {}\n", script.string());
+}
+
+int campaign(const RunOptions& kernel_options, const RunOptions& options, const std::string& path,
+             std::uint64_t seed, double minutes, int actions, const fs::path& save) {
+  fmt::print("campaign: seed {} ({} minutes; binder-diff campaign --seed {} replays it)\n", seed,
+             minutes, seed);
+  Tally tally;
+  std::size_t unstable = 0;
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(static_cast<long>(minutes * 60000));
+  for (std::uint64_t s = seed; std::chrono::steady_clock::now() < until; s++) {
+    auto bytes = cused::diff::generate_script(s, actions);
+    Trace kernel = run_script_on_device(bytes, kernel_options);
+    Trace cused = run_script_on_device(bytes, options);
+    Verdict v = compare(kernel, cused, path);
+    if (v.kind == Verdict::kDiverged && (run_script_on_device(bytes, kernel_options) != kernel ||
+                                         run_script_on_device(bytes, options) != cused)) {
+      // Answers that move between runs of one driver: the script's timing, not the driver, is
+      // compared (docs/reliability.md); counted, not failed.
+      fmt::print("unstable: seed {} (line {})\n", s, v.line);
+      unstable++;
+      continue;
+    }
+    tally.add(v, v.kind == Verdict::kSame ? kernel.size() : v.line);
+    if (v.kind == Verdict::kDiverged) {
+      print_divergence(fmt::format("seed {}", s), v);
+      if (!save.empty()) {
+        auto small = minimise(bytes, kernel_options, options, path, std::chrono::seconds(120));
+        save_divergence(save, fmt::format("diverged-{}", s), small, kernel_options, options);
+      }
+    }
+    if (tally.scripts % 20 == 0) tally.print("campaign so far");
+  }
+  tally.print("campaign");
+  fmt::print("campaign: {} scripts unstable on one side (not compared)\n", unstable);
+  return tally.diverged ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "binder-diff: fuzz scripts on real binder devices, the kernel's answers against cused's"};
+  app.set_version_flag("--version", cused::version_text("binder-diff", nullptr));
+  app.require_subcommand(1);
+  RunOptions options;
+  int settle_ms = 30;
+  auto device_options = [&](CLI::App* sub) {
+    sub->add_option("--dev", options.device, "the binder device")->required();
+    sub->add_option("--settle-ms", settle_ms, "ms before a call counts as parked (default 30)");
+    sub->add_option("--state", options.state_dir,
+                    "the driver's state dir (binder_logs, debugfs binder): waits for releases");
+  };
+
+  std::uint64_t seed = 1;
+  int count = 10, actions = 40;
+  fs::path out, corpus, save;
+  std::vector<std::string> scripts;
+  std::string path = "fuse";
+  bool drop = false;
+  double minutes = 1;
+  RunOptions kernel_options;
+
+  // The kernel's device beside cused's, for the commands that run both.
+  auto kernel_side = [&](CLI::App* sub) {
+    sub->add_option("--kernel", kernel_options.device, "the kernel's device")->required();
+    sub->add_option("--kernel-state", kernel_options.state_dir, "the kernel's debugfs binder dir");
+    sub->add_option("--path", path, "which cused path --dev is: fuse or run");
+  };
+
+  auto* gen = app.add_subcommand("generate", "write random scripts");
+  gen->add_option("--seed", seed);
+  gen->add_option("--count", count);
+  gen->add_option("--actions", actions, "random actions per script (default 40)");
+  gen->add_option("--out", out)->required();
+
+  auto* run_cmd = app.add_subcommand("run", "print the traces of scripts on a device");
+  device_options(run_cmd);
+  run_cmd->add_option("scripts", scripts)->required();
+
+  auto* rec = app.add_subcommand("record", "store the kernel's trace beside each script");
+  device_options(rec);
+  rec->add_option("--corpus", corpus)->required();
+  rec->add_flag("--drop-unstable", drop, "remove scripts whose two runs differ");
+
+  auto* cmp = app.add_subcommand("compare", "replay a corpus against its stored kernel traces");
+  device_options(cmp);
+  cmp->add_option("--corpus", corpus)->required();
+  cmp->add_option("--path", path, "which cused path --dev is: fuse or run (deviations differ)");
+
+  auto* camp = app.add_subcommand("campaign", "random scripts on the kernel and on cused");
+  device_options(camp);
+  kernel_side(camp);
+  camp->add_option("--seed", seed);
+  camp->add_option("--minutes", minutes);
+  camp->add_option("--actions", actions);
+  camp->add_option("--save", save, "where diverging scripts and both traces go");
+
+  auto* min = app.add_subcommand("minimise", "shrink a diverging script to fewer steps");
+  device_options(min);
+  kernel_side(min);
+  min->add_option("--minutes", minutes, "time budget");
+  min->add_option("script", scripts)->required()->expected(1);
+  min->add_option("--save", save, "where the smallest script and both traces go")->required();
+
+  auto* cov = app.add_subcommand("coverage", "the ioctls and BC_ commands a corpus exercises");
+  cov->add_option("--corpus", corpus)->required();
+
+  CLI11_PARSE(app, argc, argv);
+  options.settle = std::chrono::milliseconds(settle_ms);
+  kernel_options.settle = options.settle;
+  try {
+    if (*gen) return generate(seed, count, actions, out);
+    if (*cov) return coverage(corpus);
+    if (*run_cmd) return run(options, scripts);
+    if (*rec) return record(options, corpus, drop);
+    if (*cmp) return compare_corpus(options, corpus, path);
+    if (*camp) return campaign(kernel_options, options, path, seed, minutes, actions, save);
+    if (*min) {
+      auto bytes = read_bytes(scripts[0]);
+      if (!diverges(bytes, kernel_options, options, path)) {
+        fmt::print("{} does not diverge\n", scripts[0]);
+        return 1;
+      }
+      auto seconds = std::chrono::seconds(static_cast<long>(minutes * 60));
+      auto small = minimise(bytes, kernel_options, options, path, seconds);
+      save_divergence(save, fs::path(scripts[0]).stem().string() + "-min", small, kernel_options,
+                      options);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "binder-diff: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

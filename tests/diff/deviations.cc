@@ -1,0 +1,41 @@
+#include "tests/diff/deviations.h"
+
+#include <array>
+#include <regex>
+
+namespace cused::diff {
+
+namespace {
+
+struct Rule {
+  Deviation deviation;
+  const char* kernel;  // regex the kernel's line matches
+  const char* cused;   // regex cused's line matches
+};
+
+// Each rule is one row of docs/binderfs.md's deviation table.
+const std::array<Rule, 1>& rules() {
+  static const std::array<Rule, 1> table = {{
+      {{"fds-on-fuse", "fuse",
+        "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
+        "an FD object or an FDA with fds fails as for a target that does not accept fds"},
+       R"(write_read[^|]*\b(fd|fda)\b)",
+       R"(BR_FAILED_REPLY.*ee BR_FAILED_REPLY -1\b)"},
+  }};
+  return table;
+}
+
+}  // namespace
+
+std::optional<Deviation> known_deviation(std::string_view path, const std::string& kernel,
+                                         const std::string& cused) {
+  for (const Rule& rule : rules()) {
+    if (rule.deviation.path != "any" && rule.deviation.path != path) continue;
+    if (std::regex_search(kernel, std::regex(rule.kernel)) &&
+        std::regex_search(cused, std::regex(rule.cused)))
+      return rule.deviation;
+  }
+  return std::nullopt;
+}
+
+}  // namespace cused::diff
