@@ -41,7 +41,6 @@ class IpcThread {
   void acquire(std::uint32_t handle) { queue_handle_command(BC_ACQUIRE, handle); }
   void release(std::uint32_t handle) { queue_handle_command(BC_RELEASE, handle); }
   void increfs(std::uint32_t handle) { queue_handle_command(BC_INCREFS, handle); }
-  void decrefs(std::uint32_t handle) { queue_handle_command(BC_DECREFS, handle); }
   void request_death_notification(std::uint32_t handle, binder_uintptr_t cookie);
   void clear_death_notification(std::uint32_t handle, binder_uintptr_t cookie);
   void free_buffer(binder_uintptr_t buffer);

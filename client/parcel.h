@@ -62,7 +62,6 @@ class Parcel {
   void write_string16(std::string_view utf8) { write_string16(utf8_to_utf16(utf8)); }
   void write_null_string16() { write_int32(-1); }
   void write_byte_array(std::span<const std::byte> bytes);
-  void write_null_byte_array() { write_int32(-1); }
   // A local object (BINDER_TYPE_BINDER): `binder` and `cookie` come back in BR_TRANSACTION.
   void write_strong_binder(binder_uintptr_t binder, binder_uintptr_t cookie);
   // A reference this process holds (BINDER_TYPE_HANDLE).

@@ -43,8 +43,6 @@ struct RatioInterval {
   double confidence = 0;
 
   bool contains(double value) const { return low <= value && value <= high; }
-  // Half the interval's width relative to the ratio: the smallest difference this run resolves.
-  double relative_half_width() const { return ratio != 0 ? (high - low) / 2 / ratio : 0; }
 };
 
 // Percentile bootstrap of median(B)/median(A). Paired resampling needs a.size() == b.size().
