@@ -305,33 +305,4 @@ void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
   proc.stats_.print(out, "  ");
 }
 
-void DebugPrint::record_transaction(Proc& proc, pid_t tid, const binder_transaction_data& tr,
-                                    const Proc::TxnPlan& plan, const TxnError& error) {
-  using CallType = TransactionLogEntry::CallType;
-  TransactionLogEntry e;
-  e.debug_id = plan.t->debug_id;
-  e.call_type = plan.reply                ? CallType::kReply
-                : (tr.flags & TF_ONE_WAY) ? CallType::kAsync
-                                          : CallType::kCall;
-  e.from_proc = proc.pid();
-  e.from_thread = tid;
-  e.to_proc = plan.target_proc ? plan.target_proc->pid() : 0;
-  e.to_thread = plan.target_thread ? plan.target_thread->tid : 0;
-  e.context_name = proc.device().name();
-  const Node* node = plan.t->target_node ? plan.t->target_node.get()
-                     : plan.target_node  ? &*plan.target_node
-                                         : nullptr;
-  e.to_node = node ? node->debug_id : 0;
-  e.target_handle = tr.target.handle;
-  e.data_size = tr.data_size;
-  e.offsets_size = tr.offsets_size;
-  if (error) {
-    e.return_error = error.br;
-    e.return_error_param = error.param;
-    e.return_error_line = static_cast<int>(error.line);
-  }
-  proc.driver_.transaction_log().add(e);
-  if (error) proc.driver_.failed_transaction_log().add(e);
-}
-
 }  // namespace cused::core

@@ -1,6 +1,6 @@
 // The text of binder_logs/ (S10.6), in the kernel's line shapes: `state`, `transactions`,
 // `proc/<pid>` and `stats` (binder_state_show, binder_transactions_show, binder_proc_show,
-// binder_stats_show), and the recording of every transaction into the transaction rings.
+// binder_stats_show); the transaction rings are filled by Proc::record_transaction.
 // Each call builds one consistent snapshot per object, taking the locks the kernel takes while it
 // prints (proc inner lock for threads, nodes and queues; node lock plus owner inner lock for a
 // node; outer lock then node lock for refs; the allocator's lock alone for buffers).
@@ -31,10 +31,6 @@ class DebugPrint {
   static std::string proc(Driver& driver, pid_t pid);
   // `devices`: the devices whose variant the file lists (the mount's devices).
   static std::string stats(Driver& driver, std::span<const std::shared_ptr<Device>> devices);
-
-  // S4.14: binder_transaction's log entry, and its copy in the failed ring when `error` is set.
-  static void record_transaction(Proc& proc, pid_t tid, const binder_transaction_data& tr,
-                                 const Proc::TxnPlan& plan, const TxnError& error);
 
  private:
   static void print_proc(std::string& out, Proc& proc, bool print_all);

@@ -261,6 +261,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   TxnError deliver_call(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
   TxnError deliver_oneway(Thread& thread, TxnPlan& plan) CUSED_EXCLUDES(inner_lock_);
   void fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) CUSED_EXCLUDES(inner_lock_);
+  // S4.14: binder_transaction's log entry, and its copy in the failed ring when `error` is set.
+  void record_transaction(pid_t tid, const binder_transaction_data& tr, const TxnPlan& plan,
+                          const TxnError& error);
   std::uint32_t proc_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,
                                  BufferState& state) CUSED_EXCLUDES(inner_lock_);
   std::uint32_t queue_transaction(const std::shared_ptr<Transaction>& t, Thread* thread,

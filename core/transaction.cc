@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "core/align.h"
-#include "core/debug_print.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "core/transaction_log.h"
 #include "core/txn_plan.h"
 #include "core/wake.h"
 
@@ -72,7 +72,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
   }
   if (!error) error = deliver(thread, plan);
-  DebugPrint::record_transaction(*this, thread.tid, tr, plan, error);
+  record_transaction(thread.tid, tr, plan, error);
   if (error) fail_transaction(thread, plan, error);
 }
 
@@ -476,6 +476,35 @@ void Proc::set_txn_from_error(Transaction& t, int id, std::uint32_t command, std
   sync::LockGuard guard(from->inner_lock);
   if (t.get_from() != from) return;
   if (from->ee.command == BR_OK) from->ee = {static_cast<__u32>(id), command, param};
+}
+
+void Proc::record_transaction(pid_t tid, const binder_transaction_data& tr, const TxnPlan& plan,
+                              const TxnError& error) {
+  using CallType = TransactionLogEntry::CallType;
+  TransactionLogEntry e;
+  e.debug_id = plan.t->debug_id;
+  e.call_type = plan.reply                ? CallType::kReply
+                : (tr.flags & TF_ONE_WAY) ? CallType::kAsync
+                                          : CallType::kCall;
+  e.from_proc = pid();
+  e.from_thread = tid;
+  e.to_proc = plan.target_proc ? plan.target_proc->pid() : 0;
+  e.to_thread = plan.target_thread ? plan.target_thread->tid : 0;
+  e.context_name = device().name();
+  const Node* node = plan.t->target_node ? plan.t->target_node.get()
+                     : plan.target_node  ? &*plan.target_node
+                                         : nullptr;
+  e.to_node = node ? node->debug_id : 0;
+  e.target_handle = tr.target.handle;
+  e.data_size = tr.data_size;
+  e.offsets_size = tr.offsets_size;
+  if (error) {
+    e.return_error = error.br;
+    e.return_error_param = error.param;
+    e.return_error_line = static_cast<int>(error.line);
+  }
+  driver_.transaction_log().add(e);
+  if (error) driver_.failed_transaction_log().add(e);
 }
 
 }  // namespace cused::core
