@@ -14,13 +14,17 @@ struct Rule {
 };
 
 // Each rule is one row of docs/binderfs.md's deviation table.
-const std::array<Rule, 1>& rules() {
-  static const std::array<Rule, 1> table = {{
+const std::array<Rule, 2>& rules() {
+  static const std::array<Rule, 2> table = {{
       {{"fds-on-fuse", "fuse",
         "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
         "an FD object or an FDA with fds fails as for a target that does not accept fds"},
        R"(write_read[^|]*\b(fd|fda)\b)",
-       R"(BR_FAILED_REPLY.*ee BR_FAILED_REPLY -1\b)"},
+       R"(ee BR_FAILED_REPLY -1\b)"},
+      {{"munmap-unseen", "any",
+        "S1.6, S11.9: cused does not see a client unmap its buffer space, so it delivers where "
+        "the kernel fails the call (BR_DEAD_REPLY, BR_FAILED_REPLY)"},
+       R"(BR_(DEAD|FAILED)_REPLY)", R"((BR_REPLY|BR_TRANSACTION) [^;]*out-of-space)"},
   }};
   return table;
 }
