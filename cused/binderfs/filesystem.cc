@@ -123,6 +123,15 @@ std::vector<std::shared_ptr<core::Device>> Filesystem::live_devices() const {
   return live;
 }
 
+std::vector<std::shared_ptr<core::Proc>> Filesystem::procs_of(pid_t tgid) const {
+  sync::LockGuard guard(lock_);
+  std::vector<std::shared_ptr<core::Proc>> procs;
+  for (const auto& [ino, file] : open_files_) {
+    if (file->proc() && file->proc()->pid() == tgid) procs.push_back(file->proc());
+  }
+  return procs;
+}
+
 std::size_t Filesystem::open_procs() const {
   sync::LockGuard guard(lock_);
   return static_cast<std::size_t>(std::count_if(open_files_.begin(), open_files_.end(),

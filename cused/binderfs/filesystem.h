@@ -90,6 +90,9 @@ class Filesystem {
     bool nonblock = false;
   };
   NodeOpen open_of_inode(fuse_ino_t ino) const;
+  // The procs thread group `tgid` has open on this mount's nodes (`cused run` closes their
+  // mappings when it sees the process unmap them).
+  std::vector<std::shared_ptr<core::Proc>> procs_of(pid_t tgid) const;
   // Called whenever a descriptor of a device node is closed (FUSE flush and release) with that
   // open's proc: the `cused run` frontend forgets which descriptor named which proc. Set before
   // the mount serves.

@@ -211,6 +211,20 @@ void RunServer::accept_attach() {
   }
 }
 
+// The kernel's vma close (binder_vma_close, S1.6, S11.9): unmapping or moving any part of a
+// proc's buffer space ends it; later calls to the proc fail (BR_DEAD_REPLY), its buffers can
+// still be freed. Done before the kernel runs the call: a munmap that then fails (a bad
+// address) cannot overlap a mapping that exists.
+void RunServer::close_binder_mappings(pid_t tid, std::uint64_t start, std::uint64_t length) {
+  pid_t tgid = thread_groups_.of(tid);
+  if (!tgid) return;
+  for (const auto& proc : filesystem_.procs_of(tgid)) {
+    core::alloc::Allocator& space = proc->allocator();
+    std::uint64_t begin = space.vm_start(), end = begin + space.size();
+    if (space.is_mapped() && start < end && begin - std::min(begin, start) < length) space.unmap();
+  }
+}
+
 void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification) {
   const Listener& listener = session->listener;
   const auto& args = notification.data.args;
@@ -218,6 +232,11 @@ void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_no
   const unsigned cmd = static_cast<unsigned>(args[1]);
   const std::uint64_t arg = args[2];
   const pid_t tid = static_cast<pid_t>(notification.pid);
+  if (notification.data.nr == __NR_munmap || notification.data.nr == __NR_mremap) {
+    close_binder_mappings(tid, args[0], args[1]);
+    listener.continue_syscall(notification.id);
+    return;
+  }
   if (notification.data.nr != __NR_ioctl || !notified_ioctl(cmd)) {
     listener.continue_syscall(notification.id);
     return;

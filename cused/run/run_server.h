@@ -61,6 +61,7 @@ class RunServer {
   void accept_attach();
   void receive(const std::shared_ptr<Session>& session, const std::atomic<bool>& stopping);
   void handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification);
+  void close_binder_mappings(pid_t tid, std::uint64_t start, std::uint64_t length);
   void drop(std::uint64_t key) CUSED_EXCLUDES(lock_);
 
   binderfs::Filesystem& filesystem_;

@@ -14,16 +14,19 @@ namespace cused::run {
 
 namespace {
 
-// A classic BPF program of nine instructions; libseccomp would build the same, but the
+// A classic BPF program of eleven instructions; libseccomp would build the same, but the
 // version Debian 12 ships (2.5.4) cannot ask for WAIT_KILLABLE_RECV.
 //   not x86_64 (32-bit or another ABI)    -> allow
+//   munmap, mremap                        -> notify: a binder mapping's close (S1.6, S11.9)
 //   not ioctl (x32's numbers differ too)  -> allow
 //   ioctl whose cmd has type 'b'          -> notify the listener
 //   any other ioctl                       -> allow
 constexpr sock_filter kProgram[] = {
     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 5),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 7),
     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_munmap, 6, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mremap, 5, 0),
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
     // The low half of args[1] (little endian): ioctl's cmd is an unsigned int.
     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])),

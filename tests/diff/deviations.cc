@@ -21,7 +21,7 @@ const std::array<Rule, 2>& rules() {
         "an FD object or an FDA with fds fails as for a target that does not accept fds"},
        R"(write_read[^|]*\b(fd|fda)\b)",
        R"(ee BR_FAILED_REPLY -1\b)"},
-      {{"munmap-unseen", "any",
+      {{"munmap-unseen", "fuse",
         "S1.6, S11.9: cused does not see a client unmap its buffer space, so it delivers where "
         "the kernel fails the call (BR_DEAD_REPLY, BR_FAILED_REPLY)"},
        R"(BR_(DEAD|FAILED)_REPLY)", R"((BR_REPLY|BR_TRANSACTION) [^;]*out-of-space)"},
