@@ -13,7 +13,7 @@
 #include <string_view>
 #include <variant>
 
-#include "core/device.h"
+#include "core/device_options.h"
 
 namespace cused::core {
 
