@@ -41,6 +41,28 @@ TEST(Deviations, AnFdThatFailsOnlyOnTheFusePathIsDocumented_S5_3) {
   EXPECT_FALSE(known_deviation("run", kSentFd, kFailedFd));
 }
 
+TEST(Deviations, AnFdCallThatParkedOnTheKernelAndFailedOnFuseIsDocumented_S5_3) {
+  auto known = known_deviation("fuse", "12 s1.t0: parked", kFailedFd);
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->name, "fds-on-fuse");
+}
+
+// S1.9: the node work a dying target's release withdraws (tests/diff/deviations.cc).
+TEST(Deviations, NodeWorkBeforeADeadReplyIsTheReleaseOrderDeviationOnFuseOnly_S1_9) {
+  const std::string kernel =
+      "401 s1.t1: (call of step 18) write_read BC_TRANSACTION[obj] | ret 0 wc 68/68 rc 12/512: "
+      "BR_NOOP; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY; | ret 0 ee BR_OK 0";
+  const std::string cused =
+      "401 s1.t1: (call of step 18) write_read BC_TRANSACTION[obj] | ret 0 wc 68/68 rc 52/512: "
+      "BR_NOOP; BR_INCREFS 0040; BR_ACQUIRE 0040; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY; | "
+      "ret 0 ee BR_OK 0";
+  auto known = known_deviation("fuse", kernel, cused);
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->name, "release-node-work");
+  EXPECT_FALSE(known_deviation("run", kernel, cused));
+  EXPECT_FALSE(known_deviation("fuse", cused, kernel));
+}
+
 TEST(Deviations, AFailureWithoutFdsIsADivergence) {
   std::string sent = kSentFd, failed = kFailedFd;
   sent.replace(sent.find("[fd]"), 4, "[obj]");
