@@ -15,7 +15,7 @@ using fuzz::Obj;
 using fuzz::Op;
 using fuzz::ScriptWriter;
 
-constexpr std::uint8_t kNonblockRead = 1, kNoRead = 4;
+constexpr std::uint8_t kNoRead = 4;
 constexpr int kManager = 0;
 
 class Generator {
