@@ -148,14 +148,9 @@ class Slot {
   }
 
   static std::string other_ioctl(ScriptInput& in) {
-    std::uint8_t which = in.u8();
-    unsigned cmd =
-        which < 0xf0 ? fuzz::kIoctls[which % fuzz::kIoctls.size()] : in.value<std::uint32_t>();
-    std::array<std::byte, 256> arg{};
-    std::size_t size = std::min<std::size_t>(_IOC_SIZE(cmd), arg.size());
-    in.bytes(arg.data(), size);
-    int ret = checked(::ioctl(kDeviceFd, cmd, arg.data()));
-    return fmt::format("ioctl {:#x} {}", cmd, render_ioctl(cmd, ret, std::span(arg.data(), size)));
+    fuzz::ScriptIoctl call = in.ioctl();
+    int ret = checked(::ioctl(kDeviceFd, call.cmd, call.arg.data()));
+    return fmt::format("ioctl {:#x} {}", call.cmd, render_ioctl(call.cmd, ret, call.argument()));
   }
 
   std::string write_read(ScriptInput& in, bool with_commands) {
@@ -170,7 +165,7 @@ class Slot {
         fuzz::CommandEncoder encoder(memory_, owed_, reinterpret_cast<std::uint64_t>(space_.base));
         for (int i = 0; i < count; i++) encoder.command(in, commands);
       }
-      std::size_t read_size = (read_mode & 4) ? 0 : (read_mode & 2) ? 8 + (read_mode >> 3) : 512;
+      std::size_t read_size = fuzz::read_size(read_mode);
       bwr.write_size = commands.size();
       bwr.write_buffer = memory_.place(commands.data(), commands.size());
       bwr.read_size = read_size;

@@ -26,7 +26,7 @@ void decode_thread_step(fuzz::ScriptInput& in, DecodedStep& step, bool live) {
     case Op::kWriteRead:
     case Op::kRead: {
       std::uint8_t read_mode = in.u8();
-      step.may_park = !(read_mode & 4);
+      step.may_park = fuzz::read_size(read_mode) > 0;
       if (step.op == Op::kWriteRead) {
         int count = in.u8() % 8;
         if (live) skip_commands(in, count);
@@ -35,12 +35,7 @@ void decode_thread_step(fuzz::ScriptInput& in, DecodedStep& step, bool live) {
       return;
     }
     case Op::kIoctl: {
-      std::uint8_t which = in.u8();
-      unsigned cmd =
-          which < 0xf0 ? fuzz::kIoctls[which % fuzz::kIoctls.size()] : in.value<std::uint32_t>();
-      std::array<std::byte, 256> arg;
-      in.bytes(arg.data(), std::min<std::size_t>(_IOC_SIZE(cmd), arg.size()));
-      step.ignored = cmd == BINDER_WRITE_READ;
+      step.ignored = in.ioctl().cmd == BINDER_WRITE_READ;
       step.may_wake = true;  // BINDER_FREEZE, for one, notifies other procs
       return;
     }

@@ -309,13 +309,9 @@ class Runner {
   void other_ioctl(ScriptInput& in) {
     Slot* slot = live(in.u8());
     int thread = in.u8() % kThreads;
-    std::uint8_t which = in.u8();
-    unsigned cmd = which < 0xf0 ? kIoctls[which % kIoctls.size()] : in.value<std::uint32_t>();
-    std::array<std::byte, 256> arg{};
-    std::size_t size = std::min<std::size_t>(_IOC_SIZE(cmd), arg.size());
-    in.bytes(arg.data(), size);
-    if (!slot || busy(*slot, thread) || cmd == BINDER_WRITE_READ) return;
-    issue(*slot, thread, cmd, std::span(arg.data(), size), false, false);
+    ScriptIoctl call = in.ioctl();
+    if (!slot || busy(*slot, thread) || call.cmd == BINDER_WRITE_READ) return;
+    issue(*slot, thread, call.cmd, call.argument(), false, false);
   }
 
   void write_read(ScriptInput& in, bool with_commands) {
@@ -331,7 +327,7 @@ class Runner {
       }
     }
     if (!slot || busy(*slot, thread)) return;
-    std::size_t read_size = (read_mode & 4) ? 0 : (read_mode & 2) ? 8 + (read_mode >> 3) : 512;
+    std::size_t read_size = fuzz::read_size(read_mode);
     binder_write_read bwr{};
     bwr.write_size = commands.size();
     bwr.write_buffer = arena_.place(commands.data(), commands.size());

@@ -32,6 +32,20 @@ inline constexpr std::array<unsigned, 11> kIoctls = {BINDER_VERSION,
 // An address no client maps: PTR objects and damaged parcels point here (EFAULT).
 inline constexpr std::uint64_t kBogusAddress = 0xdead0000;
 
+// Op::kIoctl's command and argument bytes (exactly the command's _IOC_SIZE, up to 256).
+struct ScriptIoctl {
+  unsigned cmd = 0;
+  std::array<std::byte, 256> arg{};
+  std::size_t size = 0;
+  std::span<std::byte> argument() { return std::span(arg.data(), size); }
+};
+
+// A BINDER_WRITE_READ's read buffer for a script's read mode: bit 2 no read, bit 1 a small
+// buffer (8 bytes and up), else 512 bytes. Bit 0 (nonblocking) is the runner's.
+inline std::size_t read_size(std::uint8_t read_mode) {
+  return (read_mode & 4) ? 0 : (read_mode & 2) ? 8 + (read_mode >> 3) : 512;
+}
+
 class ScriptInput {
  public:
   explicit ScriptInput(std::span<const std::uint8_t> data) : data_(data) {}
@@ -49,6 +63,16 @@ class ScriptInput {
     if (len) std::memset(dst, 0, len);
     if (n) std::memcpy(dst, data_.data() + pos_, n);
     pos_ += n;
+  }
+  // The command (an index into kIoctls, or at 0xf0 and above a raw u32 that follows) and its
+  // argument bytes.
+  ScriptIoctl ioctl() {
+    ScriptIoctl out;
+    std::uint8_t which = u8();
+    out.cmd = which < 0xf0 ? kIoctls[which % kIoctls.size()] : value<std::uint32_t>();
+    out.size = std::min<std::size_t>(_IOC_SIZE(out.cmd), out.arg.size());
+    bytes(out.arg.data(), out.size);
+    return out;
   }
   // A handle: 0..5, or (0xf0 and above) a raw u32 that follows.
   std::uint32_t handle() {
