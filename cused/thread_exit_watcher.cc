@@ -7,13 +7,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 
 #include "core/proc.h"
+#include "core/read_small_file.h"
 #include "core/sync/lock_guard.h"
+#include "cused/proc_status.h"
 #include "cused/request/failures.h"
 
 namespace cused {
@@ -27,7 +33,41 @@ int pidfd_of_thread(pid_t tid) {
   return static_cast<int>(syscall(SYS_pidfd_open, tid, kPidfdThread));
 }
 
+constexpr unsigned kPfExiting = 0x4;  // a task flag in /proc/<pid>/stat (include/linux/sched.h)
+
+bool sigkill_in(std::string_view mask) {  // "0000000000000100": hex, bit n-1 for signal n
+  unsigned long long bits = std::strtoull(std::string(mask).c_str(), nullptr, 16);
+  return bits & (1ULL << (SIGKILL - 1));
+}
+
+// The leader's state is a zombie or dead, or its task flags say it is in do_exit().
+bool leader_exiting(pid_t tgid) {
+  std::string stat;
+  if (core::read_small_file(fmt::format("/proc/{}/stat", tgid), stat) != 0) return true;
+  // "pid (comm) S ppid pgrp session tty_nr tpgid flags ...": the comm may hold spaces and
+  // parentheses; the last ')' ends it.
+  auto comm_end = stat.rfind(')');
+  char state = 0;
+  unsigned flags = 0;
+  if (comm_end == std::string::npos ||
+      std::sscanf(stat.c_str() + comm_end + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+    return true;
+  return state == 'Z' || state == 'X' || (flags & kPfExiting);
+}
+
 }  // namespace
+
+// A process that exits as a whole (exit_group, a fatal signal) queues a SIGKILL on every other
+// thread, the leader included, before any of them runs again. So when one of its threads is seen
+// gone, the leader has SIGKILL pending, is exiting (PF_EXITING), is a zombie, or is gone.
+bool process_exiting(pid_t tgid) {
+  if (leader_exiting(tgid)) return true;
+  bool killed = false;
+  bool readable = read_proc_status(tgid, [&](std::string_view name, std::string_view value) {
+    if (name == "SigPnd" || name == "ShdPnd") killed = killed || sigkill_in(value);
+  });
+  return !readable || killed;
+}
 
 ThreadExitWatcher::ThreadExitWatcher()
     : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)), stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
@@ -120,7 +160,11 @@ void ThreadExitWatcher::run() {
       run_guarded(
           RequestEntry::kWorker, "thread exit",
           [&] {
-            if (auto proc = exited->second.lock()) proc->thread_exited(exited->first);  // S2.6
+            auto proc = exited->second.lock();
+            // S2.6, S1.9: a thread that goes with its whole process keeps its binder thread
+            // until the proc's release, as on the kernel: released early, its callers would
+            // hear BR_DEAD_REPLY while the proc still holds its refs and nodes.
+            if (proc && !process_exiting(proc->pid())) proc->thread_exited(exited->first);
           },
           [](int) {});
     }

@@ -6,7 +6,8 @@
 //
 // One thread of its own waits (epoll) on a PIDFD_THREAD pidfd per watched thread (Linux >= 6.9),
 // which becomes readable when that thread exits. Watching starts on a thread's first ioctl on a
-// proc; a released proc's pidfds are closed (forget).
+// proc; a released proc's pidfds are closed (forget). A thread that exits with its whole process
+// is left to the proc's release.
 #pragma once
 
 #include <sys/types.h>
@@ -25,6 +26,10 @@ class Proc;
 }
 
 namespace cused {
+
+// Whether process `tgid` is exiting as a whole (or is gone): then a thread of it that exits is
+// not released on its own, and the proc's release does it all, as on the kernel.
+bool process_exiting(pid_t tgid);
 
 class ThreadExitWatcher {
  public:

@@ -14,8 +14,8 @@ struct Rule {
 };
 
 // Each rule is one row of docs/binderfs.md's deviation table.
-const std::array<Rule, 3>& rules() {
-  static const std::array<Rule, 3> table = {{
+const std::array<Rule, 2>& rules() {
+  static const std::array<Rule, 2> table = {{
       {{"fds-on-fuse", "fuse",
         "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
         "an FD object or an FDA with fds fails as for a target that does not accept fds"},
@@ -27,12 +27,6 @@ const std::array<Rule, 3>& rules() {
         "the kernel fails the call (BR_DEAD_REPLY, BR_FAILED_REPLY)"},
        R"(BR_(DEAD|FAILED)_REPLY)",
        R"((BR_REPLY|BR_TRANSACTION) [^;]*out-of-space)"},
-      {{"release-node-work", "fuse",
-        "S1.9, S6.5: a caller woken with BR_DEAD_REPLY by its target's release may still get "
-        "BR_INCREFS/BR_ACQUIRE for the node it sent, which the release then withdraws; the "
-        "kernel's caller runs after the release and never sees them"},
-       R"(: BR_NOOP; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY;)",
-       R"(: BR_NOOP; (BR_(INCREFS|ACQUIRE) [0-9a-f]+; )+BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY;)"},
   }};
   return table;
 }
