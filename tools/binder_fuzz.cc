@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -53,6 +54,7 @@ struct Options {
   int threads = 3;
   int steps = 200;  // per thread
   std::string state;
+  pid_t daemon_pid = 0;  // 0: no footprint check
 };
 
 // The errnos a binder driver answers with; anything else means the transport broke.
@@ -364,6 +366,42 @@ bool device_alive(const std::string& dev) {
   }
 }
 
+// What the daemon holds, from /proc/PID: its open fds (each client's buffer memfd among them) and
+// its resident shared (memfd) and anonymous memory.
+struct Footprint {
+  long fds = 0, shmem_kb = 0, anon_kb = 0;
+};
+
+std::optional<Footprint> footprint(pid_t pid) {
+  Footprint now;
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(fmt::format("/proc/{}/fd", pid), error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error))
+    now.fds++;
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  if (error || !status) return std::nullopt;
+  std::string name;
+  long kb = 0;
+  while (status >> name) {
+    if (name == "RssShmem:" && status >> kb) now.shmem_kb = kb;
+    if (name == "RssAnon:" && status >> kb) now.anon_kb = kb;
+    status.ignore(4096, '\n');
+  }
+  return now;
+}
+
+// Waits (bounded) until the daemon holds no more fds and memfd pages than at `baseline`; returns
+// what it holds then (nullopt: the daemon is gone).
+std::optional<Footprint> settled_footprint(pid_t pid, const Footprint& baseline) {
+  std::optional<Footprint> now;
+  for (int i = 0; i < 100; i++) {
+    now = footprint(pid);
+    if (!now || (now->fds <= baseline.fds && now->shmem_kb <= baseline.shmem_kb)) return now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return now;
+}
+
 struct RoundResult {
   int killed = 0, exited = 0, failed = 0;
   std::string answers;
@@ -447,6 +485,9 @@ int run(const Options& options) {
   auto start = Clock::now();
   auto end = start + std::chrono::duration<double>(options.duration);
   int failures = 0, rounds = 0, killed = 0, procs = 0;
+  // Taken after the first round, once the daemon has made what it keeps (threads, arenas).
+  std::optional<Footprint> baseline, last;
+  long max_anon_kb = 0;
   for (std::uint64_t seed = options.seed;
        options.rounds ? rounds < options.rounds : Clock::now() < end; seed++, rounds++) {
     RoundResult round = run_round(options, seed);
@@ -461,6 +502,20 @@ int run(const Options& options) {
         problems.push_back(
             fmt::format("{} procs of this round still in binder_logs/state (first {})", left.size(),
                         *left.begin()));
+    }
+    if (options.daemon_pid) {
+      last = baseline ? settled_footprint(options.daemon_pid, *baseline)
+                      : footprint(options.daemon_pid);
+      if (!last) {
+        problems.push_back(fmt::format("daemon pid {} is gone", options.daemon_pid));
+      } else if (!baseline) {
+        baseline = last;
+      } else if (last->fds > baseline->fds || last->shmem_kb > baseline->shmem_kb) {
+        problems.push_back(fmt::format(
+            "the daemon holds {} fds and {} kB of memfd pages, {} and {} after round 0", last->fds,
+            last->shmem_kb, baseline->fds, baseline->shmem_kb));
+      }
+      if (last) max_anon_kb = std::max(max_anon_kb, last->anon_kb);
     }
     std::printf("round %d seed %llu: %d procs x %d threads, %d killed, %d exited%s\n", rounds,
                 static_cast<unsigned long long>(seed), options.procs, options.threads, round.killed,
@@ -482,6 +537,12 @@ int run(const Options& options) {
       "binder-fuzz: %d rounds, %d processes (%d killed mid-stream) in %.1f s, %d failed "
       "rounds\n",
       rounds, procs, killed, seconds, failures);
+  if (baseline && last)
+    std::printf(
+        "binder-fuzz: daemon pid %d after round 0 and at the end: %ld -> %ld fds, %ld -> %ld kB "
+        "memfd pages, %ld -> %ld kB anonymous (at most %ld)\n",
+        options.daemon_pid, baseline->fds, last->fds, baseline->shmem_kb, last->shmem_kb,
+        baseline->anon_kb, last->anon_kb, max_anon_kb);
   return failures ? 1 : 0;
 }
 
@@ -502,6 +563,9 @@ int main(int argc, char** argv) {
   app.add_option("--steps", options.steps, "ioctls per thread (default 200)");
   app.add_option("--state", options.state,
                  "binder_logs/state to check (default: beside the device)");
+  app.add_option("--daemon-pid", options.daemon_pid,
+                 "check after every round that this daemon (cused) holds no more fds and memfd "
+                 "pages than after the first");
   CLI11_PARSE(app, argc, argv);
   if (options.state.empty())
     options.state =

@@ -260,16 +260,20 @@ TEST_F(Faults, ThreadExitsWithQueuedDeath_S11_6) {
 }
 
 // tools/binder-fuzz against this mount: rounds of random streams with self-kills pass, and leave
-// nothing behind.
+// nothing behind (S1.9: a released proc's buffer file and pages go with it).
 TEST_F(Faults, BinderFuzzRoundsPassAndLeaveNothing) {
   {
     testing::ToolProcess fuzz({testing::binary_from_env("BINDER_FUZZ_BINARY"), "--dev",
-                               mount_.path("binder"), "--seed", "7", "--rounds", "2", "--procs",
-                               "3", "--threads", "2", "--steps", "60"});
+                               mount_.path("binder"), "--seed", "7", "--rounds", "3", "--procs",
+                               "3", "--threads", "2", "--steps", "60", "--daemon-pid",
+                               std::to_string(getpid())});
     auto result = fuzz.finish(std::chrono::seconds(90));
     ASSERT_FALSE(result.timed_out) << result.output;
     EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
-    EXPECT_NE(result.output.find("2 rounds"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("3 rounds"), std::string::npos) << result.output;
+    // The daemon (this process) held no more fds or memfd pages after rounds 1 and 2 than after
+    // round 0: every buffer file of a killed or exited proc was closed.
+    EXPECT_NE(result.output.find("daemon pid"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find(" ok"), std::string::npos)
         << "no ioctl answered: " << result.output;
     EXPECT_NE(result.output.find("0 failed rounds"), std::string::npos) << result.output;
