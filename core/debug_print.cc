@@ -48,6 +48,18 @@ std::string_view phrase_of(WorkType type) {
   }
 }
 
+// A bijective 64-bit mix (murmur3's finaliser) of an address, so that state files do not show
+// the daemon's heap layout; nonzero for any nonzero address.
+std::uint64_t hashed_address(const void* address) {
+  auto x = reinterpret_cast<std::uint64_t>(address);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
 long long elapsed_ms(const Transaction& t) {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now() - t.start_time).count();
@@ -177,7 +189,9 @@ void DebugPrint::print_refs(std::string& out, Proc& proc) {
     const std::uint32_t strong = ref->strong, weak = ref->weak;
     sync::LockGuard node_guard(ref->node_lock);
     assume_same_lock(ref->node_lock, ref->node->lock);
-    binder_uintptr_t death = ref->death ? ref->death->cookie : 0;
+    // The kernel prints the address of the death record (%pK, hashed): nonzero when one is
+    // registered, whatever its cookie. This prints a mix of the record's address, never 0.
+    std::uint64_t death = ref->death ? hashed_address(ref->death.get()) : 0;
     put(out, "  ref {}: desc {} {}node {} s {} w {} d {:016x}\n", ref->debug_id, ref->desc,
         ref->node->proc ? "" : "dead ", ref->node->debug_id, strong, weak, death);
   }
@@ -249,10 +263,10 @@ void DebugPrint::print_transaction(std::string& out, const Proc* proc, std::stri
     to_proc = t.to_proc.get();
     buffer = t.buffer;
     put(out,
-        "{} {}: {:016x} from {}:{} to {}:{} code {:x} flags {:x} pri 0 a{:d} r{:d} elapsed {}ms",
-        prefix, t.debug_id, 0, t.from ? t.from->proc->pid() : 0, t.from ? t.from->tid : 0,
-        to_proc ? to_proc->pid() : 0, t.to_thread ? t.to_thread->tid : 0, t.code, t.flags,
-        t.is_async, !t.is_async && !t.is_reply, elapsed_ms(t));
+        "{} {}: {:016x} from {}:{} to {}:{} code {:x} flags {:x} pri {} a{:d} r{:d} elapsed {}ms",
+        prefix, t.debug_id, 0, t.from_pid, t.from_tid, to_proc ? to_proc->pid() : 0,
+        t.to_thread ? t.to_thread->tid : 0, t.code, t.flags, t.priority, t.is_async,
+        !t.is_async && !t.is_reply, elapsed_ms(t));
   }
   if (proc != to_proc) {
     out += "\n";

@@ -90,8 +90,8 @@ TEST_F(BinderfsTest, S10_5_FeaturesListImplementedProtocol) {
   EXPECT_EQ(content, "1\n");
 }
 
-// S2.8 and S2.0: BINDER_VERSION answers protocol 8; an unknown request is EINVAL.
-TEST_F(BinderfsTest, S2_8_VersionIs8_AndUnknownIoctlIsEinval) {
+// S2.7 and S2.0: BINDER_VERSION answers protocol 8; an unknown request is EINVAL.
+TEST_F(BinderfsTest, S2_7_VersionIs8_AndUnknownIoctlIsEinval) {
   BinderDevice device(mount_.path("binder"));
   EXPECT_EQ(device.version(), 8);
   EXPECT_EQ(device.ioctl(_IO('b', 99), nullptr), -EINVAL);
