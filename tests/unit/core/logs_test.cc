@@ -162,6 +162,21 @@ TEST_F(LogsTest, TransactionsListsOnlyProcsWithWork_S10_6) {
   (void)call;
 }
 
+// S9.12: a queued oneway names its sender as the kernel's from_pid/from_tid do, though a oneway
+// has no sending thread to answer (t->from is NULL on both drivers).
+TEST_F(LogsTest, AQueuedOnewayNamesItsSender_S9_12) {
+  std::uint32_t handle = fetch(publish());
+  read_now(sm, kSmLooper);
+  Call call = client.write_read(kClientMain, Commands().transaction(handle, 4, TF_ONE_WAY));
+  std::string state = DebugPrint::state(driver());
+  EXPECT_EQ(matching(proc_block(state, kServer),
+                     "  pending transaction \\d+: .* from 200:201 to 300:0 code 4 flags 1 .*")
+                .size(),
+            1u)
+      << state;
+  (void)call;
+}
+
 // S10.6 `proc/<pid>`: the full block of that pid's procs; nothing for a pid without one.
 TEST_F(LogsTest, ProcFileShowsOnePid_S10_6) {
   publish();
