@@ -12,6 +12,7 @@
 #include "core/thread.h"
 #include "core/transaction.h"
 #include "core/txn_plan.h"
+#include "core/wake.h"
 
 namespace cused::core {
 namespace {
@@ -68,6 +69,7 @@ long long elapsed_ms(const Transaction& t) {
 }  // namespace
 
 std::string DebugPrint::state(Driver& driver) {
+  WakeScope scope(0);  // the printer's node references can wake readers (print_nodes)
   std::string out = "binder state:\n";
   auto dead = driver.dead_nodes();
   if (!dead.empty()) out += "dead nodes:\n";
@@ -80,12 +82,14 @@ std::string DebugPrint::state(Driver& driver) {
 }
 
 std::string DebugPrint::transactions(Driver& driver) {
+  WakeScope scope(0);  // the printer's node references can wake readers (print_nodes)
   std::string out = "binder transactions:\n";
   for (const auto& proc : driver.procs()) print_proc(out, *proc, false);
   return out;
 }
 
 std::string DebugPrint::proc(Driver& driver, pid_t pid) {
+  WakeScope scope(0);  // the printer's node references can wake readers (print_nodes)
   std::string out;
   for (const auto& proc : driver.procs()) {
     if (proc->pid() != pid) continue;
@@ -159,10 +163,18 @@ void DebugPrint::print_nodes(std::string& out, Proc& proc, bool print_all) {
     for (const auto& [ptr, node] : proc.nodes_) nodes.push_back(node);
   }
   for (const auto& node : nodes) {
-    NodeInnerGuard guard(*node);
-    // `transactions` shows only nodes with a oneway in flight.
-    if (!print_all && !node->has_async_transaction) continue;
-    print_node(out, *node);
+    {
+      NodeInnerGuard guard(*node);
+      // `transactions` shows only nodes with a oneway in flight.
+      if (!print_all && !node->has_async_transaction) continue;
+      // binder_inc_node_tmpref: the kernel's printer holds a temporary reference on each node it
+      // prints ("tr" counts it). Dropping it afterwards is a real decrement: a node whose owner
+      // holds a reference userspace was told about and that nothing else references gets its
+      // node work queued again, as reading the kernel's debugfs state does.
+      node->tmp_refs++;
+      print_node(out, *node);
+    }
+    Proc::put_node(*node);
   }
 }
 

@@ -511,9 +511,9 @@ int run(const Options& options) {
       } else if (!baseline) {
         baseline = last;
       } else if (last->fds > baseline->fds || last->shmem_kb > baseline->shmem_kb) {
-        problems.push_back(fmt::format(
-            "the daemon holds {} fds and {} kB of memfd pages, {} and {} after round 0", last->fds,
-            last->shmem_kb, baseline->fds, baseline->shmem_kb));
+        problems.push_back(
+            fmt::format("the daemon holds {} fds and {} kB of memfd pages, {} and {} after round 0",
+                        last->fds, last->shmem_kb, baseline->fds, baseline->shmem_kb));
       }
       if (last) max_anon_kb = std::max(max_anon_kb, last->anon_kb);
     }

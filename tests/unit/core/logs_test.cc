@@ -116,8 +116,9 @@ TEST_F(LogsTest, StateShowsTheCallInFlight_S10_6) {
   ASSERT_EQ(incoming.size(), 1u) << text;
   auto nodes = matching(server_block,
                         "  node (\\d+): u000000000000a000 c000000000000c000 hs 1 hw 1 ls 1 lw 0 "
-                        "is 2 iw 2 tr 0 proc (\\d+) (\\d+)");
-  // ls 1: the call's buffer holds a local strong ref (S6.7); is 2: two strong refs.
+                        "is 2 iw 2 tr 1 proc (\\d+) (\\d+)");
+  // ls 1: the call's buffer holds a local strong ref (S6.7); is 2: two strong refs; tr 1: the
+  // printer's own temporary reference, as the kernel's printer holds one.
   ASSERT_EQ(nodes.size(), 1u) << text;
   EXPECT_EQ(incoming[0][2], nodes[0][1]);  // the call targets the service node
   std::set<std::string> holders{nodes[0][2], nodes[0][3]};
