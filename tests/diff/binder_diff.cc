@@ -370,6 +370,8 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "print the traces of scripts on a device");
   device_options(run_cmd);
   run_cmd->add_option("scripts", scripts)->required();
+  run_cmd->add_flag("--state-every-step", options.state_every_step,
+                    "the procs' state after every step, not only at the end");
 
   auto* rec = app.add_subcommand("record", "store the kernel's trace beside each script");
   device_options(rec);

@@ -10,11 +10,15 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <thread>
 
+#include "tests/diff/proc_state.h"
 #include "tests/diff/slot_process.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/wire.h"
@@ -38,6 +42,7 @@ constexpr auto kReleaseTimeout = 3s;
 struct Slot {
   pid_t pid = 0;
   int socket = -1;
+  std::uint64_t space_base = 0;
   std::array<std::optional<std::uint32_t>, fuzz::kThreads> parked;  // the step that parked
   bool live() const { return pid != 0; }
 };
@@ -57,7 +62,11 @@ class Coordinator {
 
   std::vector<std::string> run() {
     ScriptInput in(script_);
-    for (std::uint32_t step = 1; !in.done() && step <= kMaxSteps; step++) this->step(in, step);
+    for (std::uint32_t step = 1; !in.done() && step <= kMaxSteps; step++) {
+      this->step(in, step);
+      if (options_.state_every_step) record_states(step);
+    }
+    record_states(kMaxSteps + 1);
     for (int s = 0; s < fuzz::kSlots; s++) {
       if (slots_[s].live()) close(kMaxSteps + 1, s);
     }
@@ -130,13 +139,44 @@ class Coordinator {
     }
     ::close(pair[1]);
     Slot& slot = slots_[index];
-    slot = Slot{pid, pair[0], {}};
-    roles_[pid] = index;
+    slot = Slot{pid, pair[0], 0, {}};
+    roles_.pids[pid] = fmt::format("s{}", index);
     auto opened = receive_within(slot.socket, kAnswerTimeout);
     lines_.push_back(label(k, index, -1) + fmt::format("open space {} nonblock {}: {}", space,
                                                        nonblock,
                                                        opened ? opened->line : "no answer"));
-    if (!opened || opened->line.rfind("open ret 0", 0) != 0) close_quietly(slot);
+    if (!opened || opened->line.rfind("open ret 0", 0) != 0) return close_quietly(slot);
+    auto ids = receive_within(slot.socket, kAnswerTimeout);
+    if (ids) learn_ids(index, ids->line);
+  }
+
+  // "ids T0 T1 T2 T3 base 0x...": the slot's thread ids and where it mapped the device.
+  void learn_ids(int index, const std::string& line) {
+    std::istringstream in(line);
+    std::string word;
+    in >> word;
+    for (int t = 0; t < fuzz::kThreads; t++) {
+      pid_t tid = 0;
+      if (in >> tid) roles_.tids[tid] = fmt::format("s{}.t{}", index, t);
+    }
+    roles_.tids[slots_[index].pid] = fmt::format("s{}.main", index);
+    in >> word >> std::hex >> slots_[index].space_base;  // stays 0 when unmapped
+  }
+
+  // What the driver's state file shows of every live slot's proc, at the script's end.
+  void record_states(std::uint32_t k) {
+    if (options_.state_dir.empty()) return;
+    std::vector<ProcStateText> procs;
+    for (int s = 0; s < fuzz::kSlots; s++) {
+      if (!slots_[s].live()) continue;
+      auto path =
+          std::filesystem::path(options_.state_dir) / "proc" / std::to_string(slots_[s].pid);
+      std::ifstream in(path);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      procs.push_back({fmt::format("s{}", s), slots_[s].space_base, std::move(text)});
+    }
+    for (auto& line : normalise_proc_states(procs, roles_))
+      lines_.push_back(fmt::format("{} {}", k, line));
   }
 
   void close(std::uint32_t k, int index) {
@@ -257,10 +297,10 @@ class Coordinator {
     for (std::sregex_iterator it(line.begin(), line.end(), pid), end; it != end; ++it) {
       out.append(last, (*it)[0].first);
       int id = std::stoi((*it)[1].str());
-      auto role = roles_.find(id);
-      out += id == 0                ? std::string("pid=0")
-             : role == roles_.end() ? std::string("pid=other")
-                                    : fmt::format("pid=s{}", role->second);
+      auto role = roles_.pids.find(id);
+      out += id == 0                     ? std::string("pid=0")
+             : role == roles_.pids.end() ? std::string("pid=other")
+                                         : "pid=" + role->second;
       last = (*it)[0].second;
     }
     out.append(last, line.cend());
@@ -270,7 +310,7 @@ class Coordinator {
   const std::span<const std::uint8_t> script_;
   const RunOptions& options_;
   std::array<Slot, fuzz::kSlots> slots_;
-  std::map<pid_t, int> roles_;
+  Roles roles_;
   std::vector<std::string> lines_;
 };
 

@@ -21,6 +21,8 @@ struct RunOptions {
   // Where the driver lists its procs (cused's binder_logs, the kernel's debugfs binder dir):
   // after a slot dies, its proc's entry going away says the driver's release has finished.
   std::string state_dir;
+  // The state lines after every step, not only at the end: where a state divergence begins.
+  bool state_every_step = false;
 };
 
 std::vector<std::string> run_script_on_device(std::span<const std::uint8_t> script,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tests/diff/deviations.h"
+#include "tests/diff/proc_state.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/trace.h"
 #include "tests/fuzz/script.h"
@@ -88,6 +89,69 @@ TEST(Trace, ADeliveredBufferIsShownByItsOffsetAndContents) {
   std::string line = render_write_read(0, bwr, read, {space.data(), space.size()});
   EXPECT_NE(line.find("data 8 @0x40 offsets 0 @0x48 [4142434445464748]"), std::string::npos)
       << line;
+}
+
+// S9.12: the kernel's binder/proc/PID (debugfs) and cused's binder_logs/proc/PID say the same of
+// the same state once pids, tids, debug ids, kernel pointers and printing artefacts are gone.
+TEST(ProcStates, KernelAndCusedTextsOfOneStateNormaliseAlike_S9_12) {
+  Roles roles;
+  roles.pids = {{100, "s0"}, {200, "s1"}};
+  roles.tids = {{101, "s0.t0"}, {102, "s0.t1"}, {201, "s1.t0"}};
+  const std::uint64_t base = 0x7f0000000000;
+  const std::string kernel_s0 =
+      "binder proc state:\nproc 100\ncontext binder\n"
+      "  thread 102: l 00 need_return 0 tr 0\n"
+      "  thread 101: l 11 need_return 0 tr 0\n"
+      "    incoming transaction 57: ffff8881 from 200:201 to 100:101 code 1 flags 10 pri 0:120 r1 "
+      "node 9 size 24:8 data 7f0000000040\n"
+      "  node 9: u0000000000000000 c0000000000000000 hs 1 hw 1 ls 1 lw 1 is 1 iw 1 tr 1 proc 200\n"
+      "  buffer 58: 7f0000000040 size 24:8:0 active\n";
+  const std::string cused_s0 =
+      "binder proc state:\nproc 100\ncontext binder\n  variant: alloc_lock=mutex\n"
+      "  thread 101: l 11 need_return 0 tr 0\n"
+      "    incoming transaction 3: 0000000000000000 from 200:201 to 100:101 code 1 flags 10 pri "
+      "0:120 a0 r1 elapsed 4ms node 1 size 24:8 offset 40\n"
+      "  thread 102: l 00 need_return 0 tr 0\n"
+      "  node 1: u0000000000000000 c0000000000000000 hs 1 hw 1 ls 1 lw 1 is 1 iw 1 tr 1 proc 200\n"
+      "  buffer 4: 40 size 24:8:0 active\n";
+  const std::string kernel_s1 =
+      "proc 200\ncontext binder\n  thread 201: l 00 need_return 0 tr 0\n"
+      "    outgoing transaction 57: ffff8881 from 200:201 to 100:101 code 1 flags 10 pri 0:120 r1\n"
+      "  ref 12: desc 1 node 9 s 1 w 1 d ffff888003\n";
+  const std::string cused_s1 =
+      "proc 200\ncontext binder\n  thread 201: l 00 need_return 0 tr 0\n"
+      "    outgoing transaction 3: 0000000000000000 from 200:201 to 100:101 code 1 flags 10 pri "
+      "0:120 a0 r1 elapsed 4ms\n"
+      "  ref 2: desc 1 node 1 s 1 w 1 d 9c3a51e07b2d4410\n";
+  auto kernel = normalise_proc_states({{"s0", base, kernel_s0}, {"s1", 0, kernel_s1}}, roles);
+  auto cused = normalise_proc_states({{"s0", base, cused_s0}, {"s1", 0, cused_s1}}, roles);
+  EXPECT_EQ(kernel, cused);
+  const std::vector<std::string> expected = {
+      "state s0:   thread s0.t0: l 11 need_return 0",
+      "state s0:     incoming transaction from s1:s1.t0 to s0:s0.t0 code 1 flags 10 pri 0:120 r1 "
+      "node s0:u0 size 24:8 @0x40",
+      "state s0:   thread s0.t1: l 00 need_return 0",
+      "state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 1 iw 1 proc s1",
+      "state s0:   buffer @0x40 size 24:8:0 active",
+      "state s1:   thread s1.t0: l 00 need_return 0",
+      "state s1:     outgoing transaction from s1:s1.t0 to s0:s0.t0 code 1 flags 10 pri 0:120 r1",
+      "state s1:   ref desc 1 node s0:u0 s 1 w 1 d set",
+  };
+  EXPECT_EQ(kernel, expected);
+}
+
+// What the state says differently stays different: a ref count, a death registration.
+TEST(ProcStates, ADifferentCountOrDeathStaysDifferent_S9_12) {
+  Roles roles;
+  roles.pids = {{200, "s1"}};
+  auto text = [](const char* counts) {
+    return std::string("proc 200\n  ref 2: desc 1 node 1 ") + counts + "\n";
+  };
+  auto states = [&](const char* counts) {
+    return normalise_proc_states({{"s1", 0, text(counts)}}, roles);
+  };
+  EXPECT_NE(states("s 1 w 1 d 0000000000000000"), states("s 0 w 1 d 0000000000000000"));
+  EXPECT_NE(states("s 1 w 1 d 0000000000000000"), states("s 1 w 1 d 00000000deadbeef"));
 }
 
 }  // namespace

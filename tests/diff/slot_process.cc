@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,7 +13,9 @@
 #include <array>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
+#include <latch>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -46,10 +49,24 @@ class Slot {
       map_result_ = at == MAP_FAILED ? -errno : 0;
       if (at != MAP_FAILED) space_ = {static_cast<const std::byte*>(at), options.space};
     }
-    for (int t = 0; t < fuzz::kThreads; t++) workers_[t] = std::thread([this, t] { work(t); });
+    std::latch started(fuzz::kThreads);
+    for (int t = 0; t < fuzz::kThreads; t++) {
+      workers_[t] = std::thread([this, t, &started] {
+        tids_[t] = ::gettid();
+        started.count_down();
+        work(t);
+      });
+    }
+    started.wait();
   }
 
   int map_result() const { return map_result_; }
+
+  // "ids TID0 TID1 TID2 TID3 base 0x7f..": who the coordinator will find in the driver's state.
+  std::string ids() const {
+    return fmt::format("ids {} base {:#x}", fmt::join(tids_, " "),
+                       reinterpret_cast<std::uintptr_t>(space_.base));
+  }
 
   // Until the coordinator closes its end (or kills us).
   [[noreturn]] void serve() {
@@ -198,6 +215,7 @@ class Slot {
   client::FollowUps owed_;
   std::array<Queue, fuzz::kThreads> queues_;
   std::array<std::thread, fuzz::kThreads> workers_;
+  std::array<pid_t, fuzz::kThreads> tids_{};
 };
 
 void interrupted(int) {}
@@ -228,6 +246,7 @@ void run_slot(int socket, const SlotOptions& options) {
   }
   static Slot slot(kSocketFd, options);  // lives until _exit: its threads never return
   send_result(kSocketFd, {0, 0, fmt::format("open ret 0 map {}", result_text(slot.map_result()))});
+  send_result(kSocketFd, {0, 0, slot.ids()});
   slot.serve();
 }
 
