@@ -27,14 +27,14 @@ BinderProcess::BinderProcess(ProcessOptions options)
 }
 
 binder_uintptr_t BinderProcess::add_local_object(TransactionHandler handler) {
-  std::lock_guard guard(lock_);
+  sync::LockGuard guard(lock_);
   objects_.push_back(std::move(handler));
   return reinterpret_cast<binder_uintptr_t>(&objects_.back());
 }
 
 int BinderProcess::become_context_manager(TransactionHandler handler) {
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     context_manager_ = std::move(handler);
   }
   flat_binder_object object{};
@@ -48,7 +48,7 @@ int BinderProcess::become_context_manager(TransactionHandler handler) {
 }
 
 void BinderProcess::set_death_handler(DeathHandler handler) {
-  std::lock_guard guard(lock_);
+  sync::LockGuard guard(lock_);
   death_handler_ = std::move(handler);
 }
 
@@ -57,7 +57,7 @@ void BinderProcess::set_death_handler(DeathHandler handler) {
 // for the CPU but not for ThreadSanitizer; taking the lock it was stored under orders it for both.
 const TransactionHandler* BinderProcess::handler_for(binder_uintptr_t target,
                                                      binder_uintptr_t cookie) const {
-  std::lock_guard guard(lock_);
+  sync::LockGuard guard(lock_);
   if (target == 0 && cookie == 0) return context_manager_ ? &context_manager_ : nullptr;
   return reinterpret_cast<const TransactionHandler*>(cookie);
 }
@@ -65,7 +65,7 @@ const TransactionHandler* BinderProcess::handler_for(binder_uintptr_t target,
 void BinderProcess::notify_death(binder_uintptr_t cookie) const {
   DeathHandler handler;
   {
-    std::lock_guard guard(lock_);
+    sync::LockGuard guard(lock_);
     handler = death_handler_;
   }
   if (handler) handler(cookie);

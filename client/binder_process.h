@@ -11,11 +11,12 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "client/binder_device.h"
 #include "client/parcel.h"
+#include "core/sync/lock_guard.h"
+#include "core/sync/std_mutex.h"
 
 namespace cused::client {
 
@@ -84,10 +85,11 @@ class BinderProcess {
  private:
   ProcessOptions options_;
   BinderDevice device_;
-  mutable std::mutex lock_;
-  TransactionHandler context_manager_;      // guarded by lock_; set before the driver delivers
-  std::deque<TransactionHandler> objects_;  // guarded by lock_; stable addresses
-  DeathHandler death_handler_;              // guarded by lock_
+  mutable sync::StdMutex lock_;
+  // Set before the driver delivers to it.
+  TransactionHandler context_manager_ CUSED_GUARDED_BY(lock_);
+  std::deque<TransactionHandler> objects_ CUSED_GUARDED_BY(lock_);  // stable addresses
+  DeathHandler death_handler_ CUSED_GUARDED_BY(lock_);
   mutable std::atomic<std::uint64_t> ioctl_count_{0};
 };
 
