@@ -91,6 +91,23 @@ TEST(Trace, ADeliveredBufferIsShownByItsOffsetAndContents) {
       << line;
 }
 
+// S11.6, S12.7: a buffer whose transaction was dropped undelivered is kept by the kernel (with
+// its node's local strong ref) and freed by cused: the state lines say so, on both paths, and a
+// node that differs in anything else is still a divergence.
+TEST(Deviations, AKeptUndeliveredBufferIsTheRustDriversDeviation_S11_6) {
+  const std::string kept = "401 state s2:   buffer @0x0 size 0:0:0 delivered";
+  for (const char* path : {"fuse", "run"}) {
+    auto known = known_deviation(path, kept, "401 s0: killed");
+    ASSERT_TRUE(known) << path;
+    EXPECT_EQ(known->name, "undelivered-buffer-freed");
+    EXPECT_TRUE(known_deviation(path, "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 1 is 0 iw 0",
+                                "401 state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 0 iw 0"));
+    EXPECT_FALSE(known_deviation(path, "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 1 is 0 iw 0",
+                                 "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 0 is 0 iw 0"));
+    EXPECT_FALSE(known_deviation(path, "401 s0: killed", kept));
+  }
+}
+
 // S9.12: the kernel's binder/proc/PID (debugfs) and cused's binder_logs/proc/PID say the same of
 // the same state once pids, tids, debug ids, kernel pointers and printing artefacts are gone.
 TEST(ProcStates, KernelAndCusedTextsOfOneStateNormaliseAlike_S9_12) {
