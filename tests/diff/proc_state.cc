@@ -88,8 +88,8 @@ class Normaliser {
     bool in_thread = false;
     for (const auto& raw : lines_of(proc.text)) {
       if (std::regex_match(raw, kHeader)) continue;
+      bool is_thread = std::regex_match(raw, kThread);
       std::string line = normalise(proc, raw);
-      bool is_thread = line.find("thread ") == 2 && line.rfind("  ", 0) == 0;
       bool indented = line.rfind("    ", 0) == 0;
       if (is_thread) {
         threads.push_back({line});
