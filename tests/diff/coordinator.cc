@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -99,7 +100,26 @@ class Coordinator {
 
   // The step's bytes, op byte first: the slot decodes them again with its own memory.
   StepMessage message(std::uint32_t k, const DecodedStep& d) const {
-    return {k, std::vector<std::uint8_t>(script_.begin() + d.start, script_.begin() + d.end)};
+    StepMessage out{k,
+                    std::vector<std::uint8_t>(script_.begin() + d.start, script_.begin() + d.end)};
+    name_target_pid(d, out.bytes);
+    return out;
+  }
+
+  // kSlotPid + s in a freeze ioctl's pid becomes slot s's pid, while s is open; otherwise it
+  // stays a pid no proc has (EINVAL on every driver).
+  void name_target_pid(const DecodedStep& d, std::vector<std::uint8_t>& bytes) const {
+    if (d.op != Op::kIoctl || (d.ioctl != BINDER_FREEZE && d.ioctl != BINDER_GET_FROZEN_INFO))
+      return;
+    std::size_t at = d.ioctl_arg - d.start;
+    std::uint32_t pid = 0;
+    if (at + sizeof pid > bytes.size()) return;
+    std::memcpy(&pid, bytes.data() + at, sizeof pid);
+    if (pid < kSlotPid || pid - kSlotPid >= fuzz::kSlots) return;
+    const Slot& target = slots_[pid - kSlotPid];
+    if (!target.live()) return;
+    auto real = static_cast<std::uint32_t>(target.pid);
+    std::memcpy(bytes.data() + at, &real, sizeof real);
   }
 
   void issue(std::uint32_t k, const DecodedStep& what) {

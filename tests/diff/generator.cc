@@ -1,7 +1,10 @@
 #include "tests/diff/generator.h"
 
+#include <algorithm>
+#include <array>
 #include <random>
 
+#include "tests/diff/step_decoder.h"
 #include "tests/fuzz/script.h"
 #include "tests/fuzz/script_input.h"
 #include "uapi/binder.h"
@@ -31,7 +34,14 @@ class Generator {
  private:
   int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
   bool chance(int percent) { return pick(100) < percent; }
-  int slot() { return pick(fuzz::kSlots); }
+  // A live slot: a dead one's commands are not read (S1.9), so bytes written for them would
+  // be read as the next steps. Slot 0 never dies.
+  int slot() {
+    for (;;) {
+      int s = pick(fuzz::kSlots);
+      if (open_[s]) return s;
+    }
+  }
   int thread() { return pick(3); }  // thread 3 stays for rare use
   std::uint8_t handle() { return chance(90) ? pick(4) : pick(6); }
   std::uint8_t read_mode() {
@@ -44,6 +54,7 @@ class Generator {
   void world() {
     w_.open(kManager, 5, 0).context_mgr(kManager, 0);
     for (int s = 1; s < fuzz::kSlots; s++) w_.open(s, chance(80) ? 5 : 1 + pick(5), chance(20));
+    open_.fill(true);
     for (int s = 1; s <= 2; s++) {
       w_.write_read(s, 0, 1, kNoRead).transaction(0, 0, 1, TF_ONE_WAY).parcel(8, 1);
       w_.binder(s - 1, 7, chance(50) ? FLAT_BINDER_FLAG_ACCEPTS_FDS : 0);
@@ -83,7 +94,7 @@ class Generator {
       case 15:
         return w_.op(Op::kFlush).u8(slot()), void();
       case 16:
-        return ioctl();
+        return chance(60) ? freeze() : ioctl();
       case 17:
         return w_.op(Op::kPoll).u8(slot()).u8(thread()), void();
       case 18:
@@ -127,7 +138,10 @@ class Generator {
                       : static_cast<fuzz::Damage>(pick(static_cast<int>(fuzz::Damage::kCount)));
     w_.parcel(8 * pick(4), count, damage);
     objects(count);
-    if (damage != fuzz::Damage::kNone) w_.u8(pick(4));
+    // The damages that read a parameter byte (tests/fuzz/command_encoder.cc): a misaligned
+    // offset needs an object to misalign.
+    if (damage == fuzz::Damage::kPastEnd || (damage == fuzz::Damage::kMisaligned && count > 0))
+      w_.u8(pick(4));
     if (mode & fuzz::kTxnSg) w_.u8(pick(8));
   }
 
@@ -202,7 +216,8 @@ class Generator {
   void kill_and_reopen() {
     int s = 1 + pick(fuzz::kSlots - 1);
     w_.close(s);
-    if (chance(70)) w_.open(s, 5, chance(20));
+    open_[s] = chance(70);
+    if (open_[s]) w_.open(s, 5, chance(20));
   }
 
   void ioctl() {
@@ -214,8 +229,24 @@ class Generator {
       w_.u8(i == 0 ? pick(6) : i < 4 || chance(90) ? 0 : pick(256));
   }
 
+  // A proc freezes or thaws a slot's proc, maybe itself, or asks how it stands (S2.10, S2.11);
+  // the coordinator writes the slot's pid for kSlotPid + slot.
+  void freeze() {
+    bool ask = chance(35);
+    unsigned cmd = ask ? BINDER_GET_FROZEN_INFO : BINDER_FREEZE;
+    auto which = std::find(fuzz::kIoctls.begin(), fuzz::kIoctls.end(), cmd) - fuzz::kIoctls.begin();
+    w_.op(Op::kIoctl).u8(slot()).u8(thread()).u8(static_cast<std::uint8_t>(which));
+    w_.u32(kSlotPid + (chance(40) ? kManager : pick(fuzz::kSlots)));  // most calls go to 0
+    if (ask) {
+      w_.u32(0).u32(0);
+    } else {  // enable, then a wait for outstanding calls (S2.10: EAGAIN if any stay)
+      w_.u32(chance(55)).u32(chance(25) ? 20 : 0);
+    }
+  }
+
   std::mt19937_64 random_;
   ScriptWriter w_;
+  std::array<bool, fuzz::kSlots> open_{};
 };
 
 }  // namespace

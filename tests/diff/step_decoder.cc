@@ -35,7 +35,10 @@ void decode_thread_step(fuzz::ScriptInput& in, DecodedStep& step, bool live) {
       return;
     }
     case Op::kIoctl: {
-      step.ignored = in.ioctl().cmd == BINDER_WRITE_READ;
+      fuzz::ScriptIoctl call = in.ioctl();
+      step.ignored = call.cmd == BINDER_WRITE_READ;
+      step.ioctl = call.cmd;
+      step.ioctl_arg = call.at;
       step.may_wake = true;  // BINDER_FREEZE, for one, notifies other procs
       return;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
@@ -13,6 +14,11 @@
 #include "tests/fuzz/script_input.h"
 
 namespace cused::diff {
+
+// A BINDER_FREEZE or BINDER_GET_FROZEN_INFO whose pid argument is kSlotPid + s names slot s's
+// proc (S2.10, S2.11): the coordinator writes that proc's pid there before it sends the step,
+// since pids are the OS's. No pid reaches it (PID_MAX_LIMIT is 2^22).
+inline constexpr std::uint32_t kSlotPid = 0x40000000;
 
 struct DecodedStep {
   fuzz::Op op = fuzz::Op::kCount;
@@ -24,6 +30,8 @@ struct DecodedStep {
   bool may_park = false;           // a read that may wait for work
   bool may_wake = false;           // may give another thread work (S3.4)
   bool ignored = false;            // the fuzzer issues nothing (a BINDER_WRITE_READ via kIoctl)
+  unsigned ioctl = 0;              // kIoctl: the command
+  std::size_t ioctl_arg = 0;       // kIoctl: where its argument bytes start in the script
 };
 
 // Reads the step at `in`; `live(slot)` says whether the slot's proc is open, since a

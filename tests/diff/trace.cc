@@ -198,6 +198,12 @@ std::string render_ioctl(unsigned cmd, int ret, std::span<const std::byte> arg) 
     std::memcpy(&ee, arg.data(), sizeof ee);
     return out + fmt::format(" ee {} {}", core::return_name(ee.command), ee.param);
   }
+  if (cmd == BINDER_GET_FROZEN_INFO && arg.size() >= sizeof(binder_frozen_status_info)) {
+    binder_frozen_status_info info{};  // pid= so the coordinator names the proc's role
+    std::memcpy(&info, arg.data(), sizeof info);
+    return out + fmt::format(" frozen pid={} sync_recv {:#x} async_recv {:#x}", info.pid,
+                             info.sync_recv, info.async_recv);
+  }
   return out + " out " + hex(arg);
 }
 

@@ -37,6 +37,7 @@ struct ScriptIoctl {
   unsigned cmd = 0;
   std::array<std::byte, 256> arg{};
   std::size_t size = 0;
+  std::size_t at = 0;  // where the argument bytes start in the script
   std::span<std::byte> argument() { return std::span(arg.data(), size); }
 };
 
@@ -71,6 +72,7 @@ class ScriptInput {
     std::uint8_t which = u8();
     out.cmd = which < 0xf0 ? kIoctls[which % kIoctls.size()] : value<std::uint32_t>();
     out.size = std::min<std::size_t>(_IOC_SIZE(out.cmd), out.arg.size());
+    out.at = pos_;
     bytes(out.arg.data(), out.size);
     return out;
   }
