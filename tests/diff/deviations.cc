@@ -21,8 +21,8 @@ constexpr Deviation kUndeliveredBufferFreed{
     "driver keeps it, with the node ref it holds, until the proc is released"};
 
 // Each rule is one row of docs/binderfs.md's deviation table.
-const std::array<Rule, 4>& rules() {
-  static const std::array<Rule, 4> table = {{
+const std::array<Rule, 5>& rules() {
+  static const std::array<Rule, 5> table = {{
       {{"fds-on-fuse", "fuse",
         "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
         "an FD object or an FDA with fds fails as for a target that does not accept fds"},
@@ -41,6 +41,16 @@ const std::array<Rule, 4>& rules() {
       // ...and the node the kept buffer's call targeted holds one more local strong ref for it.
       {kUndeliveredBufferFreed, R"(^\d+ state s\d+:   node )", R"(^\d+ state s\d+:   node )",
        R"( ls \d+ )"},
+      // The kernel's caller read before the release took back the ref on its node; the rest of
+      // the line (what was sent, the dead reply) is the same.
+      {{"release-race", "any",
+        "S1.9: a caller that a dying proc's release fails with BR_DEAD_REPLY reads while the "
+        "kernel's release goes on; when it reads before the dying proc's refs are dropped it is "
+        "first told to take the ref on its node that the release then drops. cused releases the "
+        "whole proc before its woken callers read"},
+       R"(; BR_INCREFS ([0-9a-f]+); BR_ACQUIRE \1; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY;)",
+       R"(BR_NOOP; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY;)",
+       R"( rc \d+/|BR_NOOP;( BR_INCREFS [0-9a-f]+; BR_ACQUIRE [0-9a-f]+;)?)"},
   }};
   return table;
 }
