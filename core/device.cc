@@ -8,7 +8,7 @@ namespace cused::core {
 namespace {
 
 DeviceOptions with_defaults(DeviceOptions options) {
-  if (!options.labels) options.labels = std::make_shared<ProcAttrLabel>(kDefaultSecurityLabel);
+  if (!options.labels) options.labels = std::make_shared<FixedLabel>(kDefaultSecurityLabel);
   return options;
 }
 

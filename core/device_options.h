@@ -21,8 +21,8 @@ struct DeviceOptions {
   // cused's TF_DEFER_COMPLETE on BC_REPLY (uapi/binder.h). Off: the flag is passed through and
   // ignored, as the kernel does with unknown flags.
   bool defer_complete = true;
-  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: the host LSM's label from
-  // /proc/<pid>/attr/current, "unconfined" where there is none.
+  // Where BR_TRANSACTION_SEC_CTX labels come from (S4.9). Null: "unconfined" for every proc;
+  // the daemon gives its devices the host LSM's label (cused/host/proc_attr_label.h).
   std::shared_ptr<SecurityLabelSource> labels;
   // lock_policy= of the proc and node locks (docs/locking.md); the context lock takes the policy
   // the device was created with.

@@ -1,7 +1,9 @@
 // The sender's security label for BR_TRANSACTION_SEC_CTX (S4.9). The kernel asks the LSM and
 // fails the transaction when none provides a label, which breaks servicemanagers that request
 // sender contexts on hosts without SELinux. cused takes the host's label when it has one and
-// otherwise a configured fallback, so the request always works.
+// otherwise a configured fallback, so the request always works. The host's label is read by
+// cused/host/proc_attr_label.h, which the daemon gives its devices; core alone labels every proc
+// alike (FixedLabel).
 #pragma once
 
 #include <sys/types.h>
@@ -28,18 +30,8 @@ class FixedLabel final : public SecurityLabelSource {
   const std::string label_;
 };
 
-// The host LSM's label from /proc/<pid>/attr/current (SELinux, AppArmor, Smack), without the
-// trailing newline; `fallback` when the host has none or the file cannot be read.
-class ProcAttrLabel final : public SecurityLabelSource {
- public:
-  explicit ProcAttrLabel(std::string fallback, std::string proc_root = "/proc")
-      : fallback_(std::move(fallback)), proc_root_(std::move(proc_root)) {}
-  int label(pid_t pid, std::string& out) override;
-
- private:
-  const std::string fallback_;
-  const std::string proc_root_;
-};
+// `label` as the receiver gets it (SecurityLabelSource::label's `out`). Returns 0.
+int label_bytes(std::string label, std::string& out);
 
 // The fallback label when nothing else is configured.
 inline constexpr const char* kDefaultSecurityLabel = "unconfined";

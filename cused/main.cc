@@ -27,6 +27,7 @@
 #include "cused/cuse/node.h"
 #include "cused/device_links.h"
 #include "cused/fatal_cleanup.h"
+#include "cused/host/proc_attr_label.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
@@ -43,11 +44,18 @@ std::optional<cused::core::DeviceOptions> parse(const std::string& what, const s
   });
 }
 
+// What every device of the daemon starts from: senders labelled by the host's LSM (S4.9).
+cused::core::DeviceOptions host_defaults() {
+  cused::core::DeviceOptions options;
+  options.labels = std::make_shared<cused::host::ProcAttrLabel>(cused::core::kDefaultSecurityLabel);
+  return options;
+}
+
 // `--variant SPEC` and `--device NAME[:SPEC]` into `options` (docs/design.md section 5); false,
 // with the parser's message printed, if a spec is bad.
 bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
                     cused::binderfs::FilesystemOptions& options) {
-  auto default_variant = parse("--variant " + default_spec, default_spec, {});
+  auto default_variant = parse("--variant " + default_spec, default_spec, host_defaults());
   if (!default_variant) return false;
   options.default_variant = *default_variant;
   if (devices.empty()) return true;

@@ -1,13 +1,13 @@
 // core::UserMemory for a client process: copy_from_user / copy_to_user become
-// process_vm_readv / process_vm_writev on the calling thread (core/process_vm.h). The kernel
+// process_vm_readv / process_vm_writev on the calling thread (cused/host/process_vm.h). The kernel
 // checks every access, so a bad pointer in a client's BINDER_WRITE_READ is EFAULT for that
 // client, never a daemon fault.
 #pragma once
 
 #include <sys/types.h>
 
-#include "core/process_vm.h"
 #include "core/user_memory.h"
+#include "cused/host/process_vm.h"
 
 namespace cused {
 
@@ -15,13 +15,13 @@ class ProcessMemory final : public core::UserMemory {
  public:
   explicit ProcessMemory(pid_t tid) : tid_(tid) {}
   int read(std::uint64_t addr, void* dst, std::size_t len) override {
-    return core::process_vm_read(tid_, addr, dst, len);
+    return host::process_vm_read(tid_, addr, dst, len);
   }
   int write(std::uint64_t addr, const void* src, std::size_t len) override {
-    return core::process_vm_write(tid_, addr, src, len);
+    return host::process_vm_write(tid_, addr, src, len);
   }
   std::size_t read_ranges(std::span<const core::UserRange> ranges) override {
-    return core::process_vm_read_ranges(tid_, ranges);
+    return host::process_vm_read_ranges(tid_, ranges);
   }
 
  private:

@@ -17,8 +17,8 @@
 #include <system_error>
 
 #include "core/proc.h"
-#include "core/read_small_file.h"
 #include "core/sync/lock_guard.h"
+#include "cused/host/read_small_file.h"
 #include "cused/proc_status.h"
 #include "cused/request/failures.h"
 
@@ -43,7 +43,7 @@ bool sigkill_in(std::string_view mask) {  // "0000000000000100": hex, bit n-1 fo
 // The leader's state is a zombie or dead, or its task flags say it is in do_exit().
 bool leader_exiting(pid_t tgid) {
   std::string stat;
-  if (core::read_small_file(fmt::format("/proc/{}/stat", tgid), stat) != 0) return true;
+  if (host::read_small_file(fmt::format("/proc/{}/stat", tgid), stat) != 0) return true;
   // "pid (comm) S ppid pgrp session tty_nr tpgid flags ...": the comm may hold spaces and
   // parentheses; the last ')' ends it.
   auto comm_end = stat.rfind(')');

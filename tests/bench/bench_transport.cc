@@ -42,10 +42,10 @@
 #include "client/binder_device.h"
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
-#include "core/process_vm.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
 #include "cused/fuse/fuse.h"
+#include "cused/host/process_vm.h"
 #include "cused/run/attach.h"
 #include "cused/run/listener.h"
 #include "cused/run/run_server.h"
@@ -184,9 +184,9 @@ double remote_accesses(int iterations) {
     std::array<std::byte, 64> local{};
     auto start = Clock::now();
     for (int i = 0; i < iterations; ++i) {
-      if (cused::core::process_vm_read(parent, reinterpret_cast<std::uint64_t>(target.data()),
+      if (cused::host::process_vm_read(parent, reinterpret_cast<std::uint64_t>(target.data()),
                                        local.data(), local.size()) != 0 ||
-          cused::core::process_vm_write(parent, reinterpret_cast<std::uint64_t>(target.data()),
+          cused::host::process_vm_write(parent, reinterpret_cast<std::uint64_t>(target.data()),
                                         local.data(), local.size()) != 0)
         return -1.0;
     }

@@ -7,11 +7,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/read_small_file.h"
+#include "cused/host/proc_attr_label.h"
+#include "cused/host/read_small_file.h"
 #include "tests/unit/core/world.h"
 
 namespace cused::core::test {
 namespace {
+
+using host::ProcAttrLabel;
+using host::read_small_file;
 
 using FlowTest = World;
 

@@ -9,22 +9,22 @@
 #include <map>
 #include <mutex>
 
-#include "core/process_vm.h"
+#include "cused/host/process_vm.h"
 
 namespace cused::core::test {
 
 int SelfMemory::read(std::uint64_t addr, void* dst, std::size_t len) {
   if (len) count();
-  return process_vm_read(getpid(), addr, dst, len);
+  return host::process_vm_read(getpid(), addr, dst, len);
 }
 
 int SelfMemory::write(std::uint64_t addr, const void* src, std::size_t len) {
-  return process_vm_write(getpid(), addr, src, len);
+  return host::process_vm_write(getpid(), addr, src, len);
 }
 
 std::size_t SelfMemory::read_ranges(std::span<const UserRange> ranges) {
   count();
-  return process_vm_read_ranges(getpid(), ranges);
+  return host::process_vm_read_ranges(getpid(), ranges);
 }
 
 namespace {

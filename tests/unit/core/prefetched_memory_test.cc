@@ -1,4 +1,4 @@
-// The gathered reads under the engine's payload reads (core/process_vm.h,
+// The gathered reads under the engine's payload reads (cused/host/process_vm.h,
 // core/prefetched_memory.h): what counts as read whole, and that a held copy answers only for
 // the bytes it holds. A fault must stay a fault at the same step as a plain read (S4.11: EFAULT).
 #include "core/prefetched_memory.h"
@@ -10,7 +10,7 @@
 #include <array>
 #include <cstring>
 
-#include "core/process_vm.h"
+#include "cused/host/process_vm.h"
 #include "tests/unit/core/harness.h"
 
 namespace cused::core::test {
@@ -41,10 +41,10 @@ TEST_F(TwoPages, GatheredReadCountsTheRangesThatArrivedWhole_S4_11) {
   const UserRange ranges[] = {{address(base_), a.data(), a.size()},
                               {address(base_ + page_ - 8), b.data(), b.size()},  // crosses
                               {address(base_ + 64), c.data(), c.size()}};
-  EXPECT_EQ(process_vm_read_ranges(getpid(), ranges), 1u);
+  EXPECT_EQ(host::process_vm_read_ranges(getpid(), ranges), 1u);
   EXPECT_EQ(a[0], std::byte{0x5a});
   const UserRange readable[] = {ranges[0], ranges[2], {0, nullptr, 0}};
-  EXPECT_EQ(process_vm_read_ranges(getpid(), readable), 3u) << "an empty range is read whole";
+  EXPECT_EQ(host::process_vm_read_ranges(getpid(), readable), 3u) << "an empty range is read whole";
 }
 
 TEST_F(TwoPages, HeldCopyAnswersOnlyInsideItself_S4_11) {

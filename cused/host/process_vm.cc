@@ -1,11 +1,11 @@
-#include "core/process_vm.h"
+#include "cused/host/process_vm.h"
 
 #include <sys/uio.h>
 
 #include <algorithm>
 #include <cerrno>
 
-namespace cused::core {
+namespace cused::host {
 
 namespace {
 
@@ -35,10 +35,10 @@ int process_vm_write(pid_t pid, std::uint64_t addr, const void* src, std::size_t
 
 // The kernel stops at the first remote range it cannot read, so the byte count tells how many
 // ranges arrived whole.
-std::size_t process_vm_read_ranges(pid_t pid, std::span<const UserRange> ranges) {
+std::size_t process_vm_read_ranges(pid_t pid, std::span<const core::UserRange> ranges) {
   std::size_t done = 0;
   while (done < ranges.size()) {
-    std::span<const UserRange> batch =
+    std::span<const core::UserRange> batch =
         ranges.subspan(done, std::min(kRangesPerCall, ranges.size() - done));
     iovec local[kRangesPerCall], remote[kRangesPerCall];
     int count = 0;
@@ -59,4 +59,4 @@ std::size_t process_vm_read_ranges(pid_t pid, std::span<const UserRange> ranges)
   return done;
 }
 
-}  // namespace cused::core
+}  // namespace cused::host

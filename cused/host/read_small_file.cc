@@ -1,11 +1,11 @@
-#include "core/read_small_file.h"
+#include "cused/host/read_small_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-namespace cused::core {
+namespace cused::host {
 
 int read_small_file(const std::string& path, std::string& out, std::size_t limit) noexcept {
   out.clear();
@@ -31,4 +31,4 @@ int read_small_file(const std::string& path, std::string& out, std::size_t limit
   return error;
 }
 
-}  // namespace cused::core
+}  // namespace cused::host

@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <string>
 
-namespace cused::core {
+namespace cused::host {
 
 // The first `limit` bytes of `path` into `out`. Returns 0, or the errno of the open or read that
 // failed (out is then empty).
 int read_small_file(const std::string& path, std::string& out, std::size_t limit = 4096) noexcept;
 
-}  // namespace cused::core
+}  // namespace cused::host

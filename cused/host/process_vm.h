@@ -12,12 +12,12 @@
 
 #include "core/user_memory.h"
 
-namespace cused::core {
+namespace cused::host {
 
 // 0, or -EFAULT unless all `len` bytes were copied.
 int process_vm_read(pid_t pid, std::uint64_t addr, void* dst, std::size_t len);
 int process_vm_write(pid_t pid, std::uint64_t addr, const void* src, std::size_t len);
 // UserMemory::read_ranges in one system call per 16 ranges: how many leading ranges arrived whole.
-std::size_t process_vm_read_ranges(pid_t pid, std::span<const UserRange> ranges);
+std::size_t process_vm_read_ranges(pid_t pid, std::span<const core::UserRange> ranges);
 
-}  // namespace cused::core
+}  // namespace cused::host
