@@ -27,12 +27,11 @@ void print_header(std::string& out, Proc& proc) {
       to_string(proc.options()));
 }
 
-// The work items the kernel shows as a fixed phrase; "" for the others.
+// The work items the kernel shows as a fixed phrase; "" for the others. The kernel has no phrase
+// for a pending-frozen or spam-suspect completion: it prints their type's number.
 std::string_view phrase_of(WorkType type) {
   switch (type) {
     case WorkType::kTransactionComplete:
-    case WorkType::kTransactionPending:
-    case WorkType::kTransactionOnewaySpamSuspect:
       return "transaction complete";
     case WorkType::kDeadBinder:
       return "has dead binder";
@@ -48,6 +47,10 @@ std::string_view phrase_of(WorkType type) {
       return {};
   }
 }
+
+// The number of `type` in the kernel's enum binder_work_type, which lists the same kinds in the
+// same order from 1.
+int kernel_work_type(WorkType type) { return static_cast<int>(type) + 1; }
 
 // A bijective 64-bit mix (murmur3's finaliser) of an address, so that state files do not show
 // the daemon's heap layout; nonzero for any nonzero address.
@@ -261,7 +264,7 @@ void DebugPrint::print_work(std::string& out, const Proc* proc, std::string_view
   }
   if (std::string_view phrase = phrase_of(work.type); !phrase.empty())
     return put(out, "{}{}\n", prefix, phrase);
-  put(out, "{}unknown work: type {}\n", prefix, static_cast<int>(work.type));
+  put(out, "{}unknown work: type {}\n", prefix, kernel_work_type(work.type));
 }
 
 // print_binder_transaction_ilocked. The buffer is only looked at from its owner's side: the

@@ -15,6 +15,7 @@
 
 namespace cused::core {
 
+// The kernel's enum binder_work_type in its order (debug_print shows the kernel's numbers).
 enum class WorkType : std::uint8_t {
   kTransaction,
   kTransactionComplete,

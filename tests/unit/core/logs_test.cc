@@ -178,6 +178,21 @@ TEST_F(LogsTest, AQueuedOnewayNamesItsSender_S9_12) {
   (void)call;
 }
 
+// S9.12: the completion of a oneway to a frozen proc, until its sender reads it, is listed as the
+// kernel's printer lists a BINDER_WORK_TRANSACTION_PENDING: by its type's number, 3 (found by
+// binder-diff: freeze-5297).
+TEST_F(LogsTest, AQueuedPendingFrozenCompletionIsListedAsTheKernelsType3_S9_12) {
+  binder_freeze_info freeze{static_cast<__u32>(kSm), 1, 0};
+  ASSERT_EQ(client.ioctl(kClientMain, BINDER_FREEZE, freeze), 0);
+  Call sent = client.write(kClientMain, Commands().transaction(0, 7, TF_ONE_WAY));
+  std::string state = DebugPrint::state(driver());
+  auto client_block = proc_block(state, kClient);
+  EXPECT_EQ(matching(client_block, "    unknown work: type 3").size(), 1u) << state;
+  EXPECT_TRUE(matching(client_block, ".*transaction complete").empty()) << state;
+  EXPECT_EQ(client.read(kClientMain).names(), "BR_NOOP BR_TRANSACTION_PENDING_FROZEN");
+  (void)sent;
+}
+
 // S10.6 `proc/<pid>`: the full block of that pid's procs; nothing for a pid without one.
 TEST_F(LogsTest, ProcFileShowsOnePid_S10_6) {
   publish();
