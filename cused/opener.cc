@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cused/fuse/fuse.h"
+#include "cused/host/memfd_buffer_file.h"
 #include "cused/thread_groups.h"
 #include "uapi/binder.h"
 
@@ -13,8 +14,8 @@ core::OpenerIdentity opener_of(const fuse_ctx& ctx) {
 }
 
 std::unique_ptr<core::BufferFile> create_buffer_space(std::string_view device, pid_t opener_tid) {
-  return core::BufferFile::create(fmt::format("cused-{}-{}", device, opener_tid),
-                                  uapi::kMaxMappedSize);
+  return host::MemfdBufferFile::create(fmt::format("cused-{}-{}", device, opener_tid),
+                                       uapi::kMaxMappedSize);
 }
 
 }  // namespace cused

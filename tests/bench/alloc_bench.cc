@@ -14,6 +14,7 @@
 #include "core/alloc/allocator.h"
 #include "core/alloc/shrinker.h"
 #include "core/buffer_file.h"
+#include "cused/host/memfd_buffer_file.h"
 
 namespace cused::core::alloc {
 namespace {
@@ -27,7 +28,7 @@ struct Config {
 // One proc's allocator shared by all threads of a run, plus the LRU and the shrinker.
 struct World {
   explicit World(const Config& config)
-      : file(BufferFile::create("alloc-bench", kMaxBufferSpace)),
+      : file(host::MemfdBufferFile::create("alloc-bench", kMaxBufferSpace)),
         alloc(std::make_unique<Allocator>(*file, config.variant, lru)) {
     alloc->map(kMaxBufferSpace);
     if (config.shrinker_stress) {

@@ -21,6 +21,7 @@
 #include "core/proc.h"
 #include "core/security.h"
 #include "core/sync/lock_policy.h"
+#include "cused/host/memfd_buffer_file.h"
 #include "tests/fake_files.h"
 #include "tests/fuzz/command_encoder.h"
 #include "tests/fuzz/script_input.h"
@@ -235,7 +236,7 @@ class Runner {
     slot = Slot{};
     slot.pid = next_pid_;
     next_pid_ += 100;
-    auto file = core::BufferFile::create("cused-fuzz", std::max<std::size_t>(space, 4096));
+    auto file = host::MemfdBufferFile::create("cused-fuzz", std::max<std::size_t>(space, 4096));
     const core::BufferFile& buffers = *file;
     slot.proc = device_->open(core::OpenerIdentity{slot.pid, slot.pid, 1000}, std::move(file),
                               std::make_unique<ScriptMapping>(buffers, space));

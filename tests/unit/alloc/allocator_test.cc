@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cused/host/memfd_buffer_file.h"
 #include "tests/unit/alloc/fixture.h"
 
 namespace cused::core::alloc::testing {
@@ -51,7 +52,7 @@ TEST(VariantNames, ParseWhatTheyPrint) {
 }
 
 TEST_P(AllocatorTest, S1_4_MapUsesAtMost4MiBAndOnlyOnce) {
-  auto file = BufferFile::create("t", kMaxBufferSpace);
+  auto file = host::MemfdBufferFile::create("t", kMaxBufferSpace);
   Allocator alloc(*file, GetParam(), lru);
   EXPECT_EQ(alloc.map(0), -EINVAL);  // a failed map does not use up the one map
   EXPECT_EQ(alloc.map(64 << 20), 0);
@@ -94,7 +95,7 @@ TEST_P(AllocatorTest, S1_6_AllocationAfterUnmapFailsWithEsrchButFreeWorks) {
 }
 
 TEST_P(AllocatorTest, S1_7_AllocationBeforeMapFailsWithEsrch) {
-  auto file = BufferFile::create("t", 1 << 20);
+  auto file = host::MemfdBufferFile::create("t", 1 << 20);
   std::vector<std::string> log;
   Allocator alloc(*file, GetParam(), lru,
                   {.pid = 42, .log = [&](std::string_view line) { log.emplace_back(line); }});
@@ -340,7 +341,7 @@ TEST_P(AllocatorTest, S9_8_ExhaustionLogsTheKernelTotals) {
 
 TEST_P(AllocatorTest, S9_9_FreeLookupTakesOnlyTheExactStartOfADeliveredBuffer) {
   TestProc proc(lru, GetParam(), 1 << 20);
-  auto file = BufferFile::create("t", 1 << 20);
+  auto file = host::MemfdBufferFile::create("t", 1 << 20);
   Allocator alloc(*file, GetParam(), lru);
   ASSERT_EQ(alloc.map(1 << 20, 0x7000'0000), 0);
   Buffer* first = alloc.new_buffer(64, 0, 0, false, 1).buffer;

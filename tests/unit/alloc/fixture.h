@@ -9,6 +9,7 @@
 #include "core/alloc/allocator.h"
 #include "core/alloc/page_lru.h"
 #include "core/buffer_file.h"
+#include "cused/host/memfd_buffer_file.h"
 
 namespace cused::core::alloc::testing {
 
@@ -16,7 +17,7 @@ namespace cused::core::alloc::testing {
 struct TestProc {
   TestProc(PageLru& lru, Variant variant, std::size_t space = kMaxBufferSpace,
            AllocatorOptions options = {})
-      : file(BufferFile::create("cused-alloc-test", space)),
+      : file(host::MemfdBufferFile::create("cused-alloc-test", space)),
         alloc(std::make_unique<Allocator>(*file, variant, lru, std::move(options))) {
     if (alloc->map(space) != 0) throw std::runtime_error("map failed");
   }

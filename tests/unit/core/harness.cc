@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "cused/host/memfd_buffer_file.h"
 #include "cused/host/process_vm.h"
 
 namespace cused::core::test {
@@ -310,7 +311,7 @@ Env::Env(DeviceOptions options)
 
 Client::Client(Env& env, pid_t pid, uid_t euid, bool mapped, std::size_t space)
     : env_(env), pid_(pid), euid_(euid), mapped_(std::make_shared<bool>(mapped)) {
-  auto buffers = BufferFile::create("cused-test", space);
+  auto buffers = host::MemfdBufferFile::create("cused-test", space);
   buffers_ = buffers.get();
   auto finder = std::make_unique<TestMapping>(mapped_, *buffers_);
   proc_ = env_.device->open(OpenerIdentity{pid, pid, euid}, std::move(buffers), std::move(finder));

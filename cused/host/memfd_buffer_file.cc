@@ -1,4 +1,4 @@
-#include "core/buffer_file.h"
+#include "cused/host/memfd_buffer_file.h"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -9,9 +9,10 @@
 #include <system_error>
 #include <vector>
 
-namespace cused::core {
+namespace cused::host {
 
-std::unique_ptr<BufferFile> BufferFile::create(const std::string& name, std::size_t size) {
+std::unique_ptr<MemfdBufferFile> MemfdBufferFile::create(const std::string& name,
+                                                         std::size_t size) {
   int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
   if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
@@ -25,34 +26,35 @@ std::unique_ptr<BufferFile> BufferFile::create(const std::string& name, std::siz
     close(fd);
     throw std::system_error(err, std::generic_category(), "mmap memfd");
   }
-  return std::unique_ptr<BufferFile>(new BufferFile(fd, static_cast<std::byte*>(map), size));
+  return std::unique_ptr<MemfdBufferFile>(
+      new MemfdBufferFile(fd, static_cast<std::byte*>(map), size));
 }
 
-BufferFile::~BufferFile() {
-  munmap(data_, size_);
-  close(fd_);
+MemfdBufferFile::~MemfdBufferFile() {
+  munmap(data(), size());
+  close(fd());
 }
 
-int BufferFile::punch_hole(std::size_t offset, std::size_t len) {
-  if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+int MemfdBufferFile::punch_hole(std::size_t offset, std::size_t len) {
+  if (fallocate(fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
                 static_cast<off_t>(len)) != 0)
     return -errno;
   return 0;
 }
 
-bool BufferFile::page_resident(std::size_t offset) const {
-  off_t data = lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+bool MemfdBufferFile::page_resident(std::size_t offset) const {
+  off_t data = lseek(fd(), static_cast<off_t>(offset), SEEK_DATA);
   return data == static_cast<off_t>(offset);
 }
 
-long BufferFile::resident_pages(std::size_t offset, std::size_t len) const {
+long MemfdBufferFile::resident_pages(std::size_t offset, std::size_t len) const {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  if (offset % page != 0 || offset > size_ || len > size_ - offset) return -EINVAL;
+  if (offset % page != 0 || offset > size() || len > size() - offset) return -EINVAL;
   std::vector<unsigned char> residency((len + page - 1) / page);
-  if (mincore(data_ + offset, len, residency.data()) != 0) return -errno;
+  if (mincore(data() + offset, len, residency.data()) != 0) return -errno;
   long resident = 0;
   for (unsigned char flags : residency) resident += flags & 1;
   return resident;
 }
 
-}  // namespace cused::core
+}  // namespace cused::host
