@@ -27,6 +27,7 @@
 #include "cused/cuse/node.h"
 #include "cused/device_links.h"
 #include "cused/fatal_cleanup.h"
+#include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
@@ -222,6 +223,9 @@ int main(int argc, char** argv) {
     // binder shrinker; created before the mount so that no proc exists without it.
     cused::core::alloc::ShrinkerOptions shrinker_options;
     shrinker_options.stress = shrinker_stress;
+    cused::host::PressureSources pressure = cused::host::open_memory_pressure_sources();
+    shrinker_options.sources = std::move(pressure.sources);
+    shrinker_options.unavailable = std::move(pressure.unavailable);
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink

@@ -13,26 +13,12 @@ namespace cused::core::alloc {
 Shrinker::Shrinker(PageLru& lru, ShrinkerOptions options) : lru_(lru) {
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-  std::vector<std::string> unavailable;
-  std::string why_not;
-  if (options.psi) {
-    if (auto psi = open_psi_trigger(options.psi_trigger, why_not))
-      sources_.push_back(std::move(psi));
-    else
-      unavailable.push_back(why_not);
-  }
-  if (options.cgroup) {
-    if (auto cgroup = open_cgroup_memory_events(why_not))
-      sources_.push_back(std::move(cgroup));
-    else
-      unavailable.push_back(why_not);
-  }
-  for (auto& source : options.extra_sources) sources_.push_back(std::move(source));
+  sources_ = std::move(options.sources);
   {
     sync::LockGuard guard(mutex_);
     stats_.stress = options.stress;
     for (const auto& source : sources_) stats_.sources.emplace_back(source->name());
-    stats_.unavailable = std::move(unavailable);
+    stats_.unavailable = std::move(options.unavailable);
   }
   thread_ = std::thread([this] { run(); });
 }

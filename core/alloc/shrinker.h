@@ -18,12 +18,12 @@
 namespace cused::core::alloc {
 
 struct ShrinkerOptions {
-  bool psi = true;  // watch /proc/pressure/memory
-  std::string psi_trigger = "some 150000 2000000";
-  bool cgroup = true;   // watch the cgroup's memory.events if limited
   bool stress = false;  // start in stress mode
-  // Further signals (tests use a pipe); each event reclaims like a pressure event.
-  std::vector<std::unique_ptr<PressureSource>> extra_sources;
+  // What signals memory pressure; each event reclaims. The daemon's come from
+  // cused/host/memory_pressure.h (PSI, the cgroup's memory.events); tests use a pipe. None: the
+  // shrinker reclaims only when asked or in stress mode.
+  std::vector<std::unique_ptr<PressureSource>> sources;
+  std::vector<std::string> unavailable;  // the sources the host could not set up, and why
 };
 
 struct ShrinkerStats {

@@ -33,7 +33,6 @@ struct World {
     alloc->map(kMaxBufferSpace);
     if (config.shrinker_stress) {
       ShrinkerOptions options;
-      options.psi = options.cgroup = false;
       options.stress = true;
       shrinker = std::make_unique<Shrinker>(lru, std::move(options));
     }

@@ -285,8 +285,6 @@ TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLe
   binderfs::FilesystemOptions fs_options;
   fs_options.default_variant = std::get<core::DeviceOptions>(variant);
   core::alloc::ShrinkerOptions shrinker_options;
-  shrinker_options.psi = false;
-  shrinker_options.cgroup = false;
   shrinker_options.stress = true;
   core::Driver& driver = *core::Driver::shared_default();
   core::alloc::Shrinker shrinker(driver.page_lru(), std::move(shrinker_options));

@@ -296,9 +296,7 @@ void receive_and_free(const BinderDevice& manager) {
 // CUSED_CTL_SHRINK runs the daemon's shrinker over every reclaimable page now and says what it
 // freed; a page left unused by a freed buffer is among them.
 TEST(VariantsShrinkTest, ShrinkNowReclaimsUnusedPages) {
-  core::alloc::ShrinkerOptions quiet;
-  quiet.psi = quiet.cgroup = false;
-  core::alloc::Shrinker shrinker(core::Driver::shared_default()->page_lru(), std::move(quiet));
+  core::alloc::Shrinker shrinker(core::Driver::shared_default()->page_lru());
   testing::MountedBinderfs mount(options_with(&shrinker));
   BinderDevice manager(mount.path("binder"));
   ASSERT_EQ(manager.map(), 0);

@@ -1,5 +1,5 @@
 // The shrinker thread and what wakes it (docs/design.md section 4): shrink-now requests, stress
-// mode, pressure sources, and the PSI / cgroup v2 plumbing.
+// mode and pressure sources. The daemon's sources (PSI, cgroup v2) are tests/unit/host's.
 #include "core/alloc/shrinker.h"
 
 #include <gtest/gtest.h>
@@ -18,11 +18,8 @@
 namespace cused::core::alloc::testing {
 namespace {
 
-ShrinkerOptions quiet_options() {
-  ShrinkerOptions options;
-  options.psi = options.cgroup = false;
-  return options;
-}
+// No pressure sources: the shrinker reclaims only when asked or in stress mode.
+ShrinkerOptions quiet_options() { return {}; }
 
 // Waits (with a hang guard, not a timing assertion) until `done` holds.
 template <typename F>
@@ -113,7 +110,7 @@ TEST_F(ShrinkerTest, APressureEventReclaims) {
   auto source = std::make_unique<PipeSource>();
   PipeSource& pipe_source = *source;
   ShrinkerOptions options = quiet_options();
-  options.extra_sources.push_back(std::move(source));
+  options.sources.push_back(std::move(source));
   Shrinker shrinker(lru, std::move(options));
   EXPECT_EQ(shrinker.stats().sources, std::vector<std::string>{"test-pipe"});
   EXPECT_EQ(lru.size(), 2u);  // nothing happens without pressure
@@ -121,61 +118,6 @@ TEST_F(ShrinkerTest, APressureEventReclaims) {
   EXPECT_TRUE(eventually([&] { return shrinker.stats().pressure_events == 1; }));
   EXPECT_EQ(shrinker.stats().pages, 2u);
   EXPECT_EQ(proc.file->resident_pages(0, 1 << 20), 0);
-}
-
-TEST_F(ShrinkerTest, PsiTriggerIsArmedOrTheReasonIsReported) {
-  std::string why_not;
-  auto psi = open_psi_trigger("some 150000 2000000", why_not);
-  ShrinkerOptions options = quiet_options();
-  options.psi = true;
-  Shrinker shrinker(lru, std::move(options));
-  ShrinkerStats stats = shrinker.stats();
-  if (!psi) {
-    ASSERT_EQ(stats.unavailable.size(), 1u);
-    GTEST_SKIP() << "no PSI trigger here: " << why_not;
-  }
-  EXPECT_EQ(stats.sources, std::vector<std::string>{"psi"});
-  // The kernel validates triggers: a malformed one is refused.
-  EXPECT_EQ(open_psi_trigger("some nonsense", why_not), nullptr);
-  EXPECT_NE(why_not.find("Invalid argument"), std::string::npos) << why_not;
-}
-
-TEST(CgroupPressure, FindsTheCgroup2MountAndPath) {
-  const char* mountinfo =
-      "25 30 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
-      "36 25 0:31 / /sys/fs/cgroup/unified rw,nosuid shared:9 - cgroup2 cgroup2 rw\n"
-      "37 25 0:32 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory\n";
-  EXPECT_EQ(cgroup2_mount_point(mountinfo), "/sys/fs/cgroup/unified");
-  EXPECT_EQ(cgroup2_mount_point("25 30 0:22 / /sys rw - sysfs sysfs rw\n"), std::nullopt);
-  EXPECT_EQ(cgroup2_path("4:memory:/a\n0::/system.slice/cused.service\n"),
-            "/system.slice/cused.service");
-  EXPECT_EQ(cgroup2_path("4:memory:/a\n"), std::nullopt);
-}
-
-TEST(CgroupPressure, UsesTheNearestCgroupWithAMemoryLimit) {
-  namespace fs = std::filesystem;
-  fs::path root = fs::temp_directory_path() / ("cused-cgroup-" + std::to_string(getpid()));
-  fs::create_directories(root / "daemon.slice" / "cused");
-  auto write = [](const fs::path& path, const char* text) { std::ofstream(path) << text; };
-  write(root / "daemon.slice" / "cused" / "memory.max", "max\n");
-  write(root / "daemon.slice" / "cused" / "memory.high", "max\n");
-  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"), std::nullopt);
-  write(root / "daemon.slice" / "memory.max", "268435456\n");
-  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"),
-            (root / "daemon.slice").string());
-  write(root / "daemon.slice" / "cused" / "memory.high", "100000000\n");
-  EXPECT_EQ(limited_cgroup_dir(root.string(), "/daemon.slice/cused"),
-            (root / "daemon.slice" / "cused").string());
-  fs::remove_all(root);
-}
-
-TEST(CgroupPressure, OnlyRisingHighMaxOrOomCountsArePressure) {
-  MemoryEvents before = parse_memory_events("low 0\nhigh 3\nmax 1\noom 0\noom_kill 0\n");
-  EXPECT_EQ(before.high, 3u);
-  EXPECT_EQ(before.max, 1u);
-  EXPECT_FALSE(pressure_rose(before, parse_memory_events("low 9\nhigh 3\nmax 1\noom 0\n")));
-  EXPECT_TRUE(pressure_rose(before, parse_memory_events("low 0\nhigh 4\nmax 1\noom 0\n")));
-  EXPECT_TRUE(pressure_rose(before, parse_memory_events("low 0\nhigh 3\nmax 1\noom 1\n")));
 }
 
 }  // namespace

@@ -109,7 +109,6 @@ StressOutcome stress(Variant variant, long ops_per_thread) {
   StressOutcome outcome;
   {
     ShrinkerOptions options;
-    options.psi = options.cgroup = false;
     options.stress = true;
     Shrinker shrinker(lru, std::move(options));
     std::vector<std::thread> threads;

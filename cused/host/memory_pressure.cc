@@ -1,4 +1,4 @@
-#include "core/alloc/pressure.h"
+#include "cused/host/memory_pressure.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,7 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-namespace cused::core::alloc {
+namespace cused::host {
+
+using core::alloc::PressureSource;
 
 namespace {
 
@@ -165,4 +167,18 @@ std::unique_ptr<PressureSource> open_cgroup_memory_events(std::string& why_not) 
   return source;
 }
 
-}  // namespace cused::core::alloc
+PressureSources open_memory_pressure_sources(std::string_view psi_trigger) {
+  PressureSources out;
+  std::string why_not;
+  if (auto psi = open_psi_trigger(psi_trigger, why_not))
+    out.sources.push_back(std::move(psi));
+  else
+    out.unavailable.push_back(why_not);
+  if (auto cgroup = open_cgroup_memory_events(why_not))
+    out.sources.push_back(std::move(cgroup));
+  else
+    out.unavailable.push_back(why_not);
+  return out;
+}
+
+}  // namespace cused::host
