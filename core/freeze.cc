@@ -38,7 +38,7 @@ void Proc::freeze_ioctl(const std::shared_ptr<Thread>& thread, const IoctlReques
   }
   {
     sync::LockGuard guard(inner_lock_);
-    freeze_calls_[request.tid] = call;
+    freeze_.calls[request.tid] = call;
   }
   continue_freeze(call, false);
 }
@@ -65,9 +65,9 @@ void Proc::continue_freeze(const std::shared_ptr<FreezeCall>& call, bool resumed
 void Proc::finish_freeze(const std::shared_ptr<FreezeCall>& call, int result) {
   if (auto caller = call->caller.lock()) {
     sync::LockGuard guard(caller->inner_lock_);
-    auto it = caller->freeze_calls_.find(call->tid);
-    if (it != caller->freeze_calls_.end() && it->second.lock() == call)
-      caller->freeze_calls_.erase(it);
+    auto it = caller->freeze_.calls.find(call->tid);
+    if (it != caller->freeze_.calls.end() && it->second.lock() == call)
+      caller->freeze_.calls.erase(it);
   }
   WakeScope::current().answer(std::move(call->completion), result, {});
 }
@@ -77,8 +77,8 @@ bool Proc::interrupt_freeze(pid_t tid) {
   std::shared_ptr<FreezeCall> call;
   {
     sync::LockGuard guard(inner_lock_);
-    auto it = freeze_calls_.find(tid);
-    if (it == freeze_calls_.end()) return false;
+    auto it = freeze_.calls.find(tid);
+    if (it == freeze_.calls.end()) return false;
     call = it->second.lock();
   }
   if (!call) return false;
@@ -98,7 +98,7 @@ bool Proc::take_interrupt(const std::shared_ptr<FreezeCall>& call, std::uint64_t
     bool drained;
     {
       sync::LockGuard guard(target.inner_lock_);
-      drained = target.outstanding_txns_ == 0 && target.is_frozen_;
+      drained = target.outstanding_txns_ == 0 && target.freeze_.frozen;
     }
     // A drain while the wait was not armed found nothing to resume.
     if (drained && call->claim(id)) {
@@ -119,7 +119,7 @@ void Proc::fail_interrupted_freeze(const std::shared_ptr<FreezeCall>& call) {
   Proc& target = *call->targets[call->next];
   {
     sync::LockGuard guard(target.inner_lock_);
-    target.is_frozen_ = false;
+    target.freeze_.frozen = false;
   }
   finish_freeze(call, -EINTR);
 }
@@ -128,7 +128,7 @@ void Proc::fail_interrupted_freeze(const std::shared_ptr<FreezeCall>& call) {
 void Proc::thaw() {
   {
     sync::LockGuard guard(inner_lock_);
-    is_frozen_ = sync_recv_ = async_recv_ = false;
+    freeze_.set(false);
   }
   add_freeze_work(false);
 }
@@ -136,8 +136,7 @@ void Proc::thaw() {
 // From here on incoming sync calls are refused (S4.13).
 void Proc::begin_freeze() {
   sync::LockGuard guard(inner_lock_);
-  sync_recv_ = async_recv_ = false;
-  is_frozen_ = true;
+  freeze_.set(true);
 }
 
 // Parks `call` on this proc until its outstanding transactions drain (or the deadline). Returns
@@ -148,7 +147,7 @@ std::uint64_t Proc::park_freeze(const std::shared_ptr<FreezeCall>& call) {
     sync::LockGuard guard(inner_lock_);
     if (outstanding_txns_ == 0) return 0;
     call->wait_id.store(id);
-    freeze_waiters_.push_back({call, id});
+    freeze_.waiters.push_back({call, id});
   }
   const auto deadline = Timer::Clock::now() + std::chrono::milliseconds(call->info.timeout_ms);
   Timer::shared().at(deadline, [weak = std::weak_ptr<FreezeCall>(call), id] {
@@ -167,7 +166,7 @@ int Proc::end_freeze() {
   {
     sync::LockGuard guard(inner_lock_);
     if (txns_pending()) {
-      is_frozen_ = false;
+      freeze_.frozen = false;
       return -EAGAIN;
     }
   }
@@ -177,7 +176,7 @@ int Proc::end_freeze() {
 
 void Proc::forget_freeze_waiter(const FreezeCall& call) {
   sync::LockGuard guard(inner_lock_);
-  std::erase_if(freeze_waiters_, [&](const FreezeWaiter& w) { return w.call.get() == &call; });
+  std::erase_if(freeze_.waiters, [&](const FreezeWaiter& w) { return w.call.get() == &call; });
 }
 
 // binder_txns_pending_ilocked
@@ -190,9 +189,9 @@ bool Proc::txns_pending() {
   return false;
 }
 
-std::vector<Proc::FreezeWaiter> Proc::take_drained_freeze_waiters() {
-  if (outstanding_txns_ != 0 || !is_frozen_) return {};
-  return std::exchange(freeze_waiters_, {});
+std::vector<FreezeWaiter> Proc::take_drained_freeze_waiters() {
+  if (outstanding_txns_ != 0 || !freeze_.frozen) return {};
+  return std::exchange(freeze_.waiters, {});
 }
 
 // The wait ends as the kernel's wake_up_interruptible_all would end it: the continuation runs on
@@ -214,8 +213,8 @@ int Proc::get_frozen_info(binder_frozen_status_info& info) {
   if (procs.empty()) return -EINVAL;
   for (auto& proc : procs) {
     sync::LockGuard guard(proc->inner_lock_);
-    info.sync_recv |= (proc->sync_recv_ ? 1u : 0u) | (proc->txns_pending() ? 2u : 0u);
-    info.async_recv |= proc->async_recv_ ? 1u : 0u;
+    info.sync_recv |= (proc->freeze_.sync_recv ? 1u : 0u) | (proc->txns_pending() ? 2u : 0u);
+    info.async_recv |= proc->freeze_.async_recv ? 1u : 0u;
   }
   return 0;
 }

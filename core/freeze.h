@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,29 @@ struct FreezeCall {
   std::atomic<bool> interrupt_pending{false};
 
   bool claim(std::uint64_t id) { return id && wait_id.compare_exchange_strong(id, 0); }
+};
+
+// A BINDER_FREEZE call parked on a proc until it drains, and the wait it is parked in.
+struct FreezeWaiter {
+  std::shared_ptr<FreezeCall> call;
+  std::uint64_t wait_id;
+};
+
+// A proc's side of freezing (S2.10, S2.11, S4.13); the proc's inner lock guards all of it.
+struct FreezeState {
+  bool frozen = false;
+  bool sync_recv = false;   // a sync call was refused while frozen (S2.11 sync_recv bit 0)
+  bool async_recv = false;  // a oneway arrived while frozen
+  // BINDER_FREEZE calls waiting for this proc to drain, and this proc's own calls by tid (for
+  // interrupts).
+  std::vector<FreezeWaiter> waiters;
+  std::map<pid_t, std::weak_ptr<FreezeCall>> calls;
+
+  // Frozen or thawed; either way what arrived while frozen is forgotten (S2.10).
+  void set(bool frozen_now) {
+    frozen = frozen_now;
+    sync_recv = async_recv = false;
+  }
 };
 
 }  // namespace cused::core

@@ -28,7 +28,7 @@ int Proc::request_freeze_notification(const binder_handle_cookie& hc) {
   bool frozen;
   {
     sync::LockGuard owner_guard(owner->inner_lock_);
-    frozen = owner->is_frozen_;
+    frozen = owner->freeze_.frozen;
   }
   sync::LockGuard inner(inner_lock_);
   assume_same_lock(inner_lock_, freeze->inner_lock);

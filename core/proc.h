@@ -27,6 +27,7 @@
 #include "core/client_mapping.h"
 #include "core/completion.h"
 #include "core/device.h"
+#include "core/freeze.h"
 #include "core/locks.h"
 #include "core/node.h"
 #include "core/ref.h"
@@ -377,10 +378,6 @@ class Proc : public std::enable_shared_from_this<Proc> {
   void forget_freeze_waiter(const FreezeCall& call) CUSED_EXCLUDES(inner_lock_);
   bool txns_pending() CUSED_REQUIRES(inner_lock_);
   // After outstanding_txns_ went down: the waits of BINDER_FREEZE calls end once it reaches 0.
-  struct FreezeWaiter {
-    std::shared_ptr<FreezeCall> call;
-    std::uint64_t wait_id;
-  };
   std::vector<FreezeWaiter> take_drained_freeze_waiters() CUSED_REQUIRES(inner_lock_);
   static void resume_drained(std::vector<FreezeWaiter> waiters);
   std::shared_ptr<Transaction> find_outdated_transaction(Node& node, const Transaction& t)
@@ -444,10 +441,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
   WorkList todo_ CUSED_GUARDED_BY(inner_lock_);
   WorkList delivered_death_ CUSED_GUARDED_BY(inner_lock_);
   WorkList delivered_freeze_ CUSED_GUARDED_BY(inner_lock_);
-  // BINDER_FREEZE calls waiting for this proc to drain, and this proc's own calls by tid (for
-  // interrupts).
-  std::vector<FreezeWaiter> freeze_waiters_ CUSED_GUARDED_BY(inner_lock_);
-  std::map<pid_t, std::weak_ptr<FreezeCall>> freeze_calls_ CUSED_GUARDED_BY(inner_lock_);
+  FreezeState freeze_ CUSED_GUARDED_BY(inner_lock_);
   std::unordered_map<const alloc::Buffer*, BufferState> buffer_states_
       CUSED_GUARDED_BY(inner_lock_);
   std::uint32_t max_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;
@@ -455,9 +449,6 @@ class Proc : public std::enable_shared_from_this<Proc> {
   std::uint32_t requested_threads_started_ CUSED_GUARDED_BY(inner_lock_) = 0;
   int outstanding_txns_ CUSED_GUARDED_BY(inner_lock_) = 0;
   bool is_dead_ CUSED_GUARDED_BY(inner_lock_) = false;
-  bool is_frozen_ CUSED_GUARDED_BY(inner_lock_) = false;
-  bool sync_recv_ CUSED_GUARDED_BY(inner_lock_) = false;
-  bool async_recv_ CUSED_GUARDED_BY(inner_lock_) = false;
   bool oneway_spam_detection_enabled_ CUSED_GUARDED_BY(inner_lock_) = false;
 };
 

@@ -173,7 +173,7 @@ void Proc::release() {
   {
     sync::LockGuard guard(inner_lock_);
     is_dead_ = true;
-    is_frozen_ = sync_recv_ = async_recv_ = false;
+    freeze_.set(false);
   }
   release_threads();
   release_nodes();

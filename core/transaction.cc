@@ -324,10 +324,10 @@ std::uint32_t Proc::queue_transaction(const std::shared_ptr<Transaction>& t, Thr
       node.has_async_transaction = true;
   }
   sync::LockGuard guard(inner_lock_);
-  if (is_frozen_) {
+  if (freeze_.frozen) {
     frozen = true;
-    sync_recv_ |= !oneway;
-    async_recv_ |= oneway;
+    freeze_.sync_recv |= !oneway;
+    freeze_.async_recv |= oneway;
   }
   if ((frozen && !oneway) || is_dead_ || (thread && thread_is_dead(*thread)))
     return frozen ? BR_FROZEN_REPLY : BR_DEAD_REPLY;
