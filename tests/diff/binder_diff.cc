@@ -88,7 +88,8 @@ Verdict compare(const Trace& kernel, const Trace& cused, const std::string& path
     std::string k = i < kernel.size() ? kernel[i] : "(end of trace)";
     std::string c = i < cused.size() ? cused[i] : "(end of trace)";
     if (k == c) continue;
-    if (auto known = cused::diff::known_deviation(path, k, c))
+    std::span<const std::string> before(cused.data(), std::min(i, cused.size()));
+    if (auto known = cused::diff::known_deviation(path, k, c, before))
       return {Verdict::kDocumented, i + 1, std::string(known->name), k, c};
     return {Verdict::kDiverged, i + 1, "", k, c};
   }

@@ -1,5 +1,6 @@
 #include "tests/diff/deviations.h"
 
+#include <algorithm>
 #include <array>
 #include <regex>
 
@@ -12,6 +13,7 @@ struct Rule {
   const char* kernel;              // regex the kernel's line matches
   const char* cused;               // regex cused's line matches
   const char* ignoring = nullptr;  // if set: the lines are the same once its matches are blanked
+  const char* earlier = nullptr;   // if set: a line before them matches it
 };
 
 constexpr Deviation kUndeliveredBufferFreed{
@@ -21,14 +23,23 @@ constexpr Deviation kUndeliveredBufferFreed{
     "driver keeps it, with the node ref it holds, until the proc is released"};
 
 // Each rule is one row of docs/binderfs.md's deviation table.
-const std::array<Rule, 5>& rules() {
-  static const std::array<Rule, 5> table = {{
+const std::array<Rule, 6>& rules() {
+  static const std::array<Rule, 6> table = {{
       {{"fds-on-fuse", "fuse",
         "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
         "an FD object or an FDA with fds fails as for a target that does not accept fds"},
        // What was sent is the same on both sides; the kernel's call may have parked.
        R"()",
        R"(write_read[^|]*\b(fd|fda)\b.*ee BR_FAILED_REPLY -1\b)"},
+      // A reply with fds that FUSE refused fails on the caller's side (S4.7): its thread's
+      // extended error says EPERM, where on the kernel the reply arrived.
+      {{"fds-on-fuse", "fuse",
+        "S5.3, S5.4: a reply with an FD object or an FDA with fds fails, so its caller gets "
+        "BR_FAILED_REPLY, extended error EPERM"},
+       R"()",
+       R"(ee BR_FAILED_REPLY -1\b)",
+       nullptr,
+       R"(BC_REPLY(_SG)?\[[^\]]*\b(fd|fda)\b)"},
       {{"munmap-unseen", "fuse",
         "S1.6, S11.9: cused does not see a client unmap its buffer space, so it delivers where "
         "the kernel fails the call (BR_DEAD_REPLY, BR_FAILED_REPLY)"},
@@ -58,7 +69,8 @@ const std::array<Rule, 5>& rules() {
 }  // namespace
 
 std::optional<Deviation> known_deviation(std::string_view path, const std::string& kernel,
-                                         const std::string& cused) {
+                                         const std::string& cused,
+                                         std::span<const std::string> before) {
   for (const Rule& rule : rules()) {
     if (rule.deviation.path != "any" && rule.deviation.path != path) continue;
     if (!std::regex_search(kernel, std::regex(rule.kernel)) ||
@@ -67,6 +79,12 @@ std::optional<Deviation> known_deviation(std::string_view path, const std::strin
     if (rule.ignoring) {
       std::regex ignored(rule.ignoring);
       if (std::regex_replace(kernel, ignored, " _ ") != std::regex_replace(cused, ignored, " _ "))
+        continue;
+    }
+    if (rule.earlier) {
+      std::regex earlier(rule.earlier);
+      if (std::none_of(before.begin(), before.end(),
+                       [&](const std::string& line) { return std::regex_search(line, earlier); }))
         continue;
     }
     return rule.deviation;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,8 +17,9 @@ struct Deviation {
 };
 
 // The documented deviation that explains the kernel's `kernel` line becoming cused's `cused`
-// line on `path`, if any.
+// line on `path`, if any; `before` are the lines both traces had up to there.
 std::optional<Deviation> known_deviation(std::string_view path, const std::string& kernel,
-                                         const std::string& cused);
+                                         const std::string& cused,
+                                         std::span<const std::string> before = {});
 
 }  // namespace cused::diff

@@ -100,6 +100,26 @@ TEST(Deviations, NodeWorkACallerReadsDuringTheKernelsReleaseIsTheReleaseRace_S1_
   EXPECT_FALSE(known_deviation("fuse", two, kDeadReply));
 }
 
+// S5.3, S4.7: a reply with an fd that FUSE refuses fails on its caller's side; only after such
+// a reply is the caller's EPERM documented (found by the CI campaign, seed 1796171906).
+TEST(Deviations, TheCallerOfARefusedFdReplyFailsWithEpermOnFuse_S5_3) {
+  const std::string kernel =
+      "45 s0.t2: (call of step 21) write_read BC_TRANSACTION_SG[] | ret 0 wc 76/76 rc 4/11: "
+      "BR_NOOP; | ret 0 ee BR_OK 0";
+  std::string cused = kernel;
+  cused.replace(cused.find("ee BR_OK 0"), 10, "ee BR_FAILED_REPLY -1");
+  const std::vector<std::string> reply_with_fd = {
+      "45 s1.t1: write_read BC_REPLY[fd] | ret 0 wc 68/68 rc 0/0: | ret 0 ee BR_OK 0"};
+  auto known = known_deviation("fuse", kernel, cused, reply_with_fd);
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->name, "fds-on-fuse");
+  EXPECT_FALSE(known_deviation("run", kernel, cused, reply_with_fd));
+  const std::vector<std::string> reply_without_fd = {
+      "45 s1.t1: write_read BC_REPLY[obj] | ret 0 wc 68/68 rc 0/0: | ret 0 ee BR_OK 0"};
+  EXPECT_FALSE(known_deviation("fuse", kernel, cused, reply_without_fd));
+  EXPECT_FALSE(known_deviation("fuse", kernel, cused));
+}
+
 TEST(Deviations, AFailureWithoutFdsIsADivergence) {
   std::string sent = kSentFd, failed = kFailedFd;
   sent.replace(sent.find("[fd]"), 4, "[obj]");
