@@ -223,9 +223,7 @@ int main(int argc, char** argv) {
     // binder shrinker; created before the mount so that no proc exists without it.
     cused::core::alloc::ShrinkerOptions shrinker_options;
     shrinker_options.stress = shrinker_stress;
-    cused::host::PressureSources pressure = cused::host::open_memory_pressure_sources();
-    shrinker_options.sources = std::move(pressure.sources);
-    shrinker_options.unavailable = std::move(pressure.unavailable);
+    cused::host::add_memory_pressure_sources(shrinker_options);
     cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
                                           std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink

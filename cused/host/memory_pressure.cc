@@ -6,8 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+
+#include "cused/host/read_small_file.h"
 
 namespace cused::host {
 
@@ -29,11 +30,11 @@ class UniqueFd {
   int fd_;
 };
 
+// The whole file, or "" (read_small_file: an ifstream may throw when a read fails).
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;
+  read_small_file(path, text, 1 << 20);  // mountinfo of a host with many mounts is large
+  return text;
 }
 
 std::string trim(std::string text) {
@@ -167,18 +168,17 @@ std::unique_ptr<PressureSource> open_cgroup_memory_events(std::string& why_not) 
   return source;
 }
 
-PressureSources open_memory_pressure_sources(std::string_view psi_trigger) {
-  PressureSources out;
+void add_memory_pressure_sources(core::alloc::ShrinkerOptions& options,
+                                 std::string_view psi_trigger) {
   std::string why_not;
   if (auto psi = open_psi_trigger(psi_trigger, why_not))
-    out.sources.push_back(std::move(psi));
+    options.sources.push_back(std::move(psi));
   else
-    out.unavailable.push_back(why_not);
+    options.unavailable.push_back(why_not);
   if (auto cgroup = open_cgroup_memory_events(why_not))
-    out.sources.push_back(std::move(cgroup));
+    options.sources.push_back(std::move(cgroup));
   else
-    out.unavailable.push_back(why_not);
-  return out;
+    options.unavailable.push_back(why_not);
 }
 
 }  // namespace cused::host

@@ -8,22 +8,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/alloc/pressure.h"
+#include "core/alloc/shrinker.h"
 
 namespace cused::host {
 
 // 150 ms of stall within 2 s; unprivileged triggers need a window that is a multiple of 2 s.
 inline constexpr std::string_view kDefaultPsiTrigger = "some 150000 2000000";
 
-struct PressureSources {
-  std::vector<std::unique_ptr<core::alloc::PressureSource>> sources;
-  std::vector<std::string> unavailable;  // the ones that could not be set up, and why
-};
-
-// The PSI trigger and the cgroup's memory.events, each where the host has it.
-PressureSources open_memory_pressure_sources(std::string_view psi_trigger = kDefaultPsiTrigger);
+// Adds the PSI trigger and the cgroup's memory.events to `options`' sources, each where the host
+// has it, and to its `unavailable` the reason for each it has not.
+void add_memory_pressure_sources(core::alloc::ShrinkerOptions& options,
+                                 std::string_view psi_trigger = kDefaultPsiTrigger);
 
 // A PSI trigger; nullptr with `why_not` set when the kernel refuses (no PSI, psi=0 on the command
 // line, permission, a malformed trigger).

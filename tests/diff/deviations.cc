@@ -16,6 +16,12 @@ struct Rule {
   const char* earlier = nullptr;   // if set: a line before them matches it
 };
 
+constexpr Deviation kFdsOnFuse{
+    "fds-on-fuse", "fuse",
+    "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction or reply "
+    "with an FD object or an FDA with fds fails as for a target that does not accept fds (a "
+    "reply's caller gets BR_FAILED_REPLY, extended error EPERM)"};
+
 constexpr Deviation kUndeliveredBufferFreed{
     "undelivered-buffer-freed", "any",
     "S11.6, S12.7: the buffer of a transaction dropped before delivery (its receiving thread "
@@ -25,20 +31,12 @@ constexpr Deviation kUndeliveredBufferFreed{
 // Each rule is one row of docs/binderfs.md's deviation table.
 const std::array<Rule, 6>& rules() {
   static const std::array<Rule, 6> table = {{
-      {{"fds-on-fuse", "fuse",
-        "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction with "
-        "an FD object or an FDA with fds fails as for a target that does not accept fds"},
+      {kFdsOnFuse,
        // What was sent is the same on both sides; the kernel's call may have parked.
-       R"()",
-       R"(write_read[^|]*\b(fd|fda)\b.*ee BR_FAILED_REPLY -1\b)"},
+       R"()", R"(write_read[^|]*\b(fd|fda)\b.*ee BR_FAILED_REPLY -1\b)"},
       // A reply with fds that FUSE refused fails on the caller's side (S4.7): its thread's
       // extended error says EPERM, where on the kernel the reply arrived.
-      {{"fds-on-fuse", "fuse",
-        "S5.3, S5.4: a reply with an FD object or an FDA with fds fails, so its caller gets "
-        "BR_FAILED_REPLY, extended error EPERM"},
-       R"()",
-       R"(ee BR_FAILED_REPLY -1\b)",
-       nullptr,
+      {kFdsOnFuse, R"()", R"(ee BR_FAILED_REPLY -1\b)", nullptr,
        R"(BC_REPLY(_SG)?\[[^\]]*\b(fd|fda)\b)"},
       {{"munmap-unseen", "fuse",
         "S1.6, S11.9: cused does not see a client unmap its buffer space, so it delivers where "

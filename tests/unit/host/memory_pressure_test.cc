@@ -18,11 +18,9 @@ namespace {
 TEST(MemoryPressure, PsiTriggerIsArmedOrTheReasonIsReported) {
   std::string why_not;
   bool psi = open_psi_trigger(kDefaultPsiTrigger, why_not) != nullptr;
-  PressureSources opened = open_memory_pressure_sources();
   core::alloc::PageLru lru;
   core::alloc::ShrinkerOptions options;
-  options.sources = std::move(opened.sources);
-  options.unavailable = std::move(opened.unavailable);
+  add_memory_pressure_sources(options);
   core::alloc::Shrinker shrinker(lru, std::move(options));
   core::alloc::ShrinkerStats stats = shrinker.stats();
   EXPECT_EQ(stats.sources.size() + stats.unavailable.size(), 2u) << "PSI and cgroup, each once";
