@@ -11,12 +11,13 @@
 // locks; the spinlock of the spin variants is not a mutex and has no policy. The spin variants hold
 // the lock only for pointer work (tens of nanoseconds), where a futex round trip would cost more
 // than the critical section, so they use sync::SpinLock, which spins on reads with pause and
-// yields after a bounded number of rounds (a userspace holder can be preempted, which a kernel
-// spinlock holder cannot).
+// yields after a bounded number of rounds (a userspace holder may have been preempted before it
+// disabled preemption, see lock() below).
 #pragma once
 
 #include "core/sync/lock_policy.h"
 #include "core/sync/policy_mutex.h"
+#include "core/sync/preemption.h"
 #include "core/sync/spinlock.h"
 #include "core/sync/thread_annotations.h"
 
@@ -34,20 +35,33 @@ class CUSED_CAPABILITY("mutex") AllocLock {
 
   // The forwarding itself is invisible to the analysis (it would see mutex_ acquired and kept);
   // callers see one capability.
+  // The spinlock's holder runs with preemption disabled until it has released it, as under the
+  // kernel's spin_lock()/spin_unlock() (core/sync/preemption.h): it is never a preempted
+  // low-priority thread, while the mutex's holder can be. The kernel disables preemption before
+  // it spins; here a waiter spins at its own priority and disables preemption once it holds the
+  // lock, because a userspace waiter spinning unpreemptible could keep a preempted ordinary
+  // holder off its CPU.
   void lock() CUSED_ACQUIRE() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    if (sleeping_)
+    if (sleeping_) {
       mutex_.lock();
-    else
+    } else {
       spin_.lock();
+      sync::preempt_disable();
+    }
   }
   bool try_lock() CUSED_TRY_ACQUIRE(true) CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    return sleeping_ ? mutex_.try_lock() : spin_.try_lock();
+    if (sleeping_) return mutex_.try_lock();
+    if (!spin_.try_lock()) return false;
+    sync::preempt_disable();
+    return true;
   }
   void unlock() CUSED_RELEASE() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    if (sleeping_)
+    if (sleeping_) {
       mutex_.unlock();
-    else
+    } else {
       spin_.unlock();
+      sync::preempt_enable();
+    }
   }
 
  private:

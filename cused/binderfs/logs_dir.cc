@@ -113,6 +113,8 @@ std::optional<std::string> LogsDir::render(fuse_ino_t ino) const {
       RequestFailures::global().print(text);  // cused's own lines (docs/binder_logs.md)
       text += fmt::format("cused requests served at their caller's scheduling: {}\n",
                           CallerScheduling::changes());
+      text += fmt::format("cused spinlock sections run unpreemptible: {}\n",
+                          CallerScheduling::unpreemptible_sections());
       return text;
     }
     case LogFile::kTransactions:

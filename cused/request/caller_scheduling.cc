@@ -7,6 +7,8 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "core/sync/preemption.h"
+
 namespace cused {
 namespace {
 
@@ -29,6 +31,26 @@ bool get_attr(pid_t tid, sched_attr& attr) {
 }
 
 std::atomic<std::uint64_t> g_changes{0};
+std::atomic<std::uint64_t> g_unpreemptible{0};
+
+// What a spinlock section runs at (core/sync/preemption.h): SCHED_FIFO, which no ordinary
+// (SCHED_OTHER) thread preempts, as nothing preempts a kernel spinlock's holder. Priority 1, the
+// lowest real-time one: it outranks every nice level and no real-time work of the machine's.
+constexpr SchedulingAttributes kUnpreemptible{SCHED_FIFO, 0, 1};
+
+bool real_time(const SchedulingAttributes& attributes) {
+  return attributes.policy == SCHED_FIFO || attributes.policy == SCHED_RR;
+}
+
+// Whether a thread at `wanted` is preemptible by the daemon's ordinary work, i.e. serves a caller
+// less urgent than the daemon: only such a thread makes its spinlock sections unpreemptible (two
+// sched_setattr calls each). A caller as urgent as the daemon or more is rarely preempted in a
+// section of a few hundred nanoseconds, and paying the calls on its every section would slow the
+// high-priority work the experiments measure.
+bool below(const SchedulingAttributes& wanted, const SchedulingAttributes& own) {
+  if (real_time(wanted)) return false;
+  return real_time(own) || wanted.policy == SCHED_IDLE || wanted.nice > own.nice;
+}
 
 // Per daemon thread: what it runs at, what it ran at before its first scope, and the callers
 // seen lately. Thread-local, so that serving a request takes no lock.
@@ -59,6 +81,28 @@ struct ThreadState {
 };
 
 thread_local ThreadState t_state;
+
+// A daemon thread serving at its caller's (non-real-time) attributes runs its spinlock sections
+// at kUnpreemptible and goes back to the caller's attributes after them.
+class SpinSections final : public sync::PreemptionControl {
+ public:
+  void disable() override {
+    if (depth_++ > 0) return;
+    boosted_ = apply_scheduling(kUnpreemptible);
+    if (boosted_) g_unpreemptible.fetch_add(1, std::memory_order_relaxed);
+  }
+  void enable() override {
+    if (--depth_ > 0 || !boosted_) return;
+    apply_scheduling(t_state.current);
+    boosted_ = false;
+  }
+
+ private:
+  int depth_ = 0;
+  bool boosted_ = false;
+};
+
+thread_local SpinSections t_spin_sections;
 
 bool takeable(const SchedulingAttributes& attributes) {
   return attributes.policy == SCHED_OTHER || attributes.policy == SCHED_BATCH ||
@@ -98,14 +142,20 @@ CallerScheduling::CallerScheduling(pid_t tid, bool enabled) {
   state.current = wanted;
   changed_ = true;
   g_changes.fetch_add(1, std::memory_order_relaxed);
+  if (below(wanted, state.own)) sync::thread_preemption_control() = &t_spin_sections;
 }
 
 CallerScheduling::~CallerScheduling() {
   if (!changed_) return;
+  sync::thread_preemption_control() = nullptr;
   ThreadState& state = t_state;
   if (apply_scheduling(state.own)) state.current = state.own;
 }
 
 std::uint64_t CallerScheduling::changes() { return g_changes.load(std::memory_order_relaxed); }
+
+std::uint64_t CallerScheduling::unpreemptible_sections() {
+  return g_unpreemptible.load(std::memory_order_relaxed);
+}
 
 }  // namespace cused

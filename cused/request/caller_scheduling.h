@@ -6,6 +6,11 @@
 // request, and its own back afterwards. The variant key exec_context=daemon turns it off
 // (docs/variants.md), for comparison.
 //
+// While such a thread serves a caller less urgent than the daemon and holds a spinlock
+// (core/sync/preemption.h: the spin designs' allocator lock), it runs at SCHED_FIFO priority 1,
+// not preemptible by any ordinary thread, as a kernel spinlock's holder runs with preemption
+// disabled; a sleeping lock's holder stays preemptible.
+//
 // Cost: a caller's attributes are read with sched_getattr and kept per daemon thread for
 // kStaleAfter (a caller that changes its nice is followed within that bound); the daemon thread
 // changes its own attributes only when the caller's differ from what it runs at, and changes them
@@ -43,6 +48,8 @@ class CallerScheduling {
   // How many times this process changed a daemon thread's attributes (a counter for the stats
   // line and for tests).
   static std::uint64_t changes();
+  // How many spinlock sections a daemon thread serving at a caller's attributes ran unpreemptible.
+  static std::uint64_t unpreemptible_sections();
 
  private:
   bool changed_ = false;

@@ -1,8 +1,8 @@
 // What serving a request at its caller's scheduling costs (cused/request/caller_scheduling.h,
 // exec_context=caller): a scope for a caller with the daemon thread's own attributes (the common
 // case: a cache lookup, one sched_getattr every kStaleAfter), for a caller at another nice (two
-// sched_setattr per request), and the sched_getattr a cache miss pays; and S4.12's nice reads and
-// sets.
+// sched_setattr per request), and the sched_getattr a cache miss pays; an allocator-lock section
+// under such a scope; and S4.12's nice reads and sets.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -11,6 +11,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/alloc/alloc_lock.h"
 #include "cused/request/caller_scheduling.h"
 #include "cused/thread_priorities.h"
 
@@ -50,6 +51,22 @@ void BM_Scope(benchmark::State& state, int nice, bool enabled) {
 BENCHMARK_CAPTURE(BM_Scope, CallerAtDaemonAttributes, 0, true);
 BENCHMARK_CAPTURE(BM_Scope, CallerAtNice10, 10, true);
 BENCHMARK_CAPTURE(BM_Scope, Disabled, 10, false);
+
+// One allocator-lock section of a daemon thread serving a caller at `nice` (exec_context=caller):
+// the spin designs' lock, held unpreemptible when the caller is less urgent than the daemon (two
+// sched_setattr, core/sync/preemption.h), and the mutex design's lock, held as it is.
+void BM_AllocLockSection(benchmark::State& state, int nice, bool spin) {
+  Caller caller(nice);
+  cused::core::alloc::AllocLock lock(!spin, cused::sync::LockPolicy::kBarging);
+  cused::CallerScheduling scope(caller.tid(), true);
+  for (auto _ : state) {
+    lock.lock();
+    lock.unlock();
+  }
+}
+BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtNice19, 19, true);
+BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtDaemonAttributes, 0, true);
+BENCHMARK_CAPTURE(BM_AllocLockSection, MutexCallerAtNice19, 19, false);
 
 void BM_ReadSchedulingOfAnotherThread(benchmark::State& state) {
   Caller caller(10);

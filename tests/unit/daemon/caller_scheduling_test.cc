@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "core/alloc/alloc_lock.h"
+
 namespace cused {
 namespace {
 
@@ -99,6 +101,59 @@ TEST(CallerScheduling, DisabledOrSameAttributesChangeNothing) {
   Caller same(mine());
   { CallerScheduling scope(same.tid(), true); }
   EXPECT_EQ(CallerScheduling::changes(), before);
+}
+
+// The alloc-lock patch's mechanism: a kernel spinlock's holder runs with preemption disabled, a
+// mutex's holder can be preempted (core/sync/preemption.h). A daemon thread serving a nice-19
+// caller holds the spin designs' allocator lock unpreemptible (SCHED_FIFO) and goes back to the
+// caller's nice at the unlock; it holds the mutex design's lock at the caller's nice.
+TEST(CallerScheduling, HoldsTheAllocatorSpinlockUnpreemptibleAndItsMutexAtTheCallersNice) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
+  const SchedulingAttributes own = mine();
+  const SchedulingAttributes low{SCHED_OTHER, 19, 0};
+  Caller caller(low);
+  ASSERT_TRUE(caller.applied());
+  core::alloc::AllocLock spin(false, sync::LockPolicy::kBarging);
+  core::alloc::AllocLock mutex(true, sync::LockPolicy::kBarging);
+  const auto before = CallerScheduling::unpreemptible_sections();
+  {
+    CallerScheduling scope(caller.tid(), true);
+    spin.lock();
+    EXPECT_EQ(mine(), (SchedulingAttributes{SCHED_FIFO, 0, 1}));
+    spin.unlock();
+    EXPECT_EQ(mine(), low);
+    ASSERT_TRUE(spin.try_lock());
+    EXPECT_EQ(mine().policy, static_cast<std::uint32_t>(SCHED_FIFO));
+    spin.unlock();
+    mutex.lock();
+    EXPECT_EQ(mine(), low);
+    mutex.unlock();
+  }
+  EXPECT_EQ(mine(), own);
+  EXPECT_EQ(CallerScheduling::unpreemptible_sections(), before + 2);
+  spin.lock();  // at the daemon's own attributes nothing changes
+  EXPECT_EQ(mine(), own);
+  spin.unlock();
+}
+
+// A caller as urgent as the daemon or more (real-time, or a lower nice) is not preempted by the
+// daemon's ordinary work: its sections stay at its attributes and pay no system call.
+TEST(CallerScheduling, AnUrgentCallersSpinlockSectionKeepsItsAttributes) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO and a lower nice need root";
+  const SchedulingAttributes own = mine();
+  for (SchedulingAttributes urgent :
+       {SchedulingAttributes{SCHED_RR, 0, 2}, SchedulingAttributes{SCHED_OTHER, own.nice - 5, 0}}) {
+    Caller caller(urgent);
+    ASSERT_TRUE(caller.applied());
+    core::alloc::AllocLock spin(false, sync::LockPolicy::kBarging);
+    const auto before = CallerScheduling::unpreemptible_sections();
+    CallerScheduling scope(caller.tid(), true);
+    spin.lock();
+    EXPECT_EQ(mine(), urgent);
+    spin.unlock();
+    EXPECT_EQ(mine(), urgent);
+    EXPECT_EQ(CallerScheduling::unpreemptible_sections(), before);
+  }
 }
 
 TEST(CallerScheduling, GoneCallerLeavesTheThreadAsItIs) {
