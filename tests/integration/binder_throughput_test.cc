@@ -51,14 +51,14 @@ class BinderThroughputTest : public ::testing::Test {
         testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", mount_.path("binder")});
   }
 
-  ThroughputReport run(std::vector<std::string> extra) {
+  ThroughputReport run(std::vector<std::string> extra, const char* iterations = "200") {
     std::vector<std::string> argv{testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
                                   "--device",
                                   mount_.path("binder"),
                                   "-w",
                                   "2",
                                   "-i",
-                                  "200"};
+                                  iterations};
     argv.insert(argv.end(), extra.begin(), extra.end());
     testing::ToolProcess tool(argv);
     auto result = tool.finish(30s);
@@ -108,6 +108,27 @@ TEST_F(BinderThroughputTest, DeferCompleteSavesTheServersExtraIoctl) {
 TEST_F(BinderThroughputTest, PayloadPairsAndTrainingRoundRun) {
   auto report = run({"-s", "4096", "-p", "-t"});
   expect_complete(report);
+}
+
+// tools/binder-background (tools/reproduce's alloc-lock background): its callers find a run's
+// binderWorker services, call them while the run lasts (each call is allocated in a worker's own
+// buffer space, as a background app's call to system_server is), survive the run's end and go
+// on looking the services up.
+TEST_F(BinderThroughputTest, BackgroundCallersCallTheWorkersServicesAndOutliveTheRun) {
+  testing::ToolProcess background({testing::binary_from_env("BINDER_BACKGROUND_BINARY"), "--device",
+                                   mount_.path("binder"), "-t", "2", "-s", "4096", "--seconds",
+                                   "6"});
+  expect_complete(run({"-s", "4096"}, "3000"));
+  auto result = background.finish(20s);
+  ASSERT_FALSE(result.timed_out) << result.output;
+  ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+  std::smatch match;
+  ASSERT_TRUE(
+      std::regex_search(result.output, match, std::regex(R"(calls: ([0-9]+) lookups: ([0-9]+))")))
+      << result.output;
+  EXPECT_GT(std::stoull(match[1]), 0u) << result.output;
+  EXPECT_GT(std::stoull(match[2]), 2u) << "it looked the services up again after the run\n"
+                                       << result.output;
 }
 
 }  // namespace
