@@ -1,5 +1,7 @@
 #include "core/device.h"
 
+#include <stdexcept>
+
 #include "core/driver.h"
 #include "core/proc.h"
 
@@ -18,7 +20,12 @@ Device::Device(std::string name, DeviceOptions options, std::shared_ptr<Driver> 
     : name_(std::move(name)),
       options_(with_defaults(std::move(options))),
       driver_(driver ? std::move(driver) : Driver::shared_default()),
-      context_(options_.lock_policy) {}
+      context_(options_.lock_policy) {
+  // Every binary that makes devices gives its Driver a timer (the daemon's frontends the host's,
+  // tests a fake): without one, BINDER_FREEZE with a timeout could not end.
+  if (!driver_->has_timer())
+    throw std::logic_error("cused: Device \"" + name_ + "\" on a Driver without a Timer");
+}
 
 Device::~Device() = default;
 

@@ -14,6 +14,7 @@
 #include "core/locks.h"
 #include "core/stats.h"
 #include "core/thread_priority.h"
+#include "core/timer.h"
 #include "core/transaction_log.h"
 
 namespace cused::core {
@@ -40,6 +41,12 @@ class Driver {
   void set_thread_priorities(std::shared_ptr<ThreadPriorities> priorities) {
     priorities_ = std::move(priorities);
   }
+  // Deadlines and simulated costs (core/timer.h), from the host; it must outlive the Driver. Set
+  // before the first Device is made on this Driver: Device's constructor checks.
+  // Atomic: a frontend may set the process's timer again while another one's procs run.
+  bool has_timer() const { return timer_.load(std::memory_order_acquire) != nullptr; }
+  Timer& timer() const { return *timer_.load(std::memory_order_acquire); }
+  void set_timer(Timer& timer) { timer_.store(&timer, std::memory_order_release); }
 
   void add_proc(const std::shared_ptr<Proc>& proc) CUSED_EXCLUDES(procs_lock_);
   void remove_proc(const Proc& proc) CUSED_EXCLUDES(procs_lock_);
@@ -61,6 +68,7 @@ class Driver {
   std::atomic<int> last_id_{0};
   alloc::PageLru page_lru_;
   std::shared_ptr<ThreadPriorities> priorities_;
+  std::atomic<Timer*> timer_{nullptr};
   mutable ProcsLock procs_lock_;
   std::map<const Proc*, std::weak_ptr<Proc>> procs_ CUSED_GUARDED_BY(procs_lock_);
   const std::shared_ptr<Stats> stats_ = std::make_shared<Stats>();

@@ -9,7 +9,6 @@
 
 #include "core/driver.h"
 #include "core/proc.h"
-#include "core/timer.h"
 #include "core/wake.h"
 
 namespace cused::core {
@@ -103,7 +102,7 @@ bool Proc::take_interrupt(const std::shared_ptr<FreezeCall>& call, std::uint64_t
     // A drain while the wait was not armed found nothing to resume.
     if (drained && call->claim(id)) {
       target.forget_freeze_waiter(*call);
-      Timer::shared().soon([call] {
+      target.driver_.timer().soon([call] {
         WakeScope scope(call->tid);
         continue_freeze(call, true);
       });
@@ -149,8 +148,8 @@ std::uint64_t Proc::park_freeze(const std::shared_ptr<FreezeCall>& call) {
     call->wait_id.store(id);
     freeze_.waiters.push_back({call, id});
   }
-  const auto deadline = Timer::Clock::now() + std::chrono::milliseconds(call->info.timeout_ms);
-  Timer::shared().at(deadline, [weak = std::weak_ptr<FreezeCall>(call), id] {
+  const std::chrono::milliseconds timeout(call->info.timeout_ms);
+  driver_.timer().after(timeout, [weak = std::weak_ptr<FreezeCall>(call), id] {
     auto call = weak.lock();
     if (!call || !call->claim(id)) return;
     WakeScope scope(call->tid);
@@ -195,10 +194,10 @@ std::vector<FreezeWaiter> Proc::take_drained_freeze_waiters() {
 }
 
 // The wait ends as the kernel's wake_up_interruptible_all would end it: the continuation runs on
-// the timer thread, outside whatever locks the drain happened under.
+// the timer's thread, outside whatever locks the drain happened under.
 void Proc::resume_drained(std::vector<FreezeWaiter> waiters) {
   for (auto& waiter : waiters) {
-    Timer::shared().soon([call = std::move(waiter.call), id = waiter.wait_id] {
+    driver_.timer().soon([call = std::move(waiter.call), id = waiter.wait_id] {
       if (!call->claim(id)) return;
       WakeScope scope(call->tid);
       continue_freeze(call, true);

@@ -1,9 +1,9 @@
 // One BINDER_FREEZE ioctl in progress (S2.10). The kernel freezes the procs of a pid one after
 // the other and may sleep up to timeout_ms on each for its transactions to drain; here the call
-// is parked on the proc it waits for and resumed, on the timer thread (timer.h), by whichever
-// comes first: the drain, the deadline or an interrupt. `wait_id` says which wait is current;
-// the side that swaps it to 0 owns the call (its completion included) until it parks it again or
-// answers it, so a late deadline or a second drain is a no-op.
+// is parked on the proc it waits for and resumed, on the timer's thread (core/timer.h), by
+// whichever comes first: the drain, the deadline or an interrupt. `wait_id` says which wait is
+// current; the side that swaps it to 0 owns the call (its completion included) until it parks it
+// again or answers it, so a late deadline or a second drain is a no-op.
 #pragma once
 
 #include <sys/types.h>

@@ -25,7 +25,8 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
       alloc_(*buffers_, options.alloc, driver_.page_lru(),
-             alloc::AllocatorOptions{opener.pid, {}, options.lock_policy, options.install_latency}),
+             alloc::AllocatorOptions{
+                 opener.pid, {}, options.lock_policy, options.install_latency, &driver_.timer()}),
       lock_policy_(options.lock_policy),
       outer_lock_(lock_policy_),
       inner_lock_(lock_policy_) {

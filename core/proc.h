@@ -379,7 +379,8 @@ class Proc : public std::enable_shared_from_this<Proc> {
   bool txns_pending() CUSED_REQUIRES(inner_lock_);
   // After outstanding_txns_ went down: the waits of BINDER_FREEZE calls end once it reaches 0.
   std::vector<FreezeWaiter> take_drained_freeze_waiters() CUSED_REQUIRES(inner_lock_);
-  static void resume_drained(std::vector<FreezeWaiter> waiters);
+  // Ends the waits of `waiters` (drained from this proc) on the driver's timer.
+  void resume_drained(std::vector<FreezeWaiter> waiters);
   std::shared_ptr<Transaction> find_outdated_transaction(Node& node, const Transaction& t)
       CUSED_REQUIRES(inner_lock_, node.lock);
   void discard_outdated_transaction(const std::shared_ptr<Transaction>& outdated)

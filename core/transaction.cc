@@ -452,7 +452,7 @@ void Proc::free_transaction(Transaction& t) {
         state && state->transaction.lock().get() == &t)
       state->transaction.reset();
   }
-  resume_drained(std::move(drained));
+  target->resume_drained(std::move(drained));
 }
 
 BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {

@@ -17,7 +17,6 @@
 #include <variant>
 #include <vector>
 
-#include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/version.h"
@@ -29,6 +28,7 @@
 #include "cused/fatal_cleanup.h"
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
+#include "cused/host/shrinker_thread.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
@@ -221,11 +221,11 @@ int main(int argc, char** argv) {
   try {
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
-    cused::core::alloc::ShrinkerOptions shrinker_options;
+    cused::host::ShrinkerOptions shrinker_options;
     shrinker_options.stress = shrinker_stress;
     cused::host::add_memory_pressure_sources(shrinker_options);
-    cused::core::alloc::Shrinker shrinker(cused::core::Driver::shared_default()->page_lru(),
-                                          std::move(shrinker_options));
+    cused::host::ShrinkerThread shrinker(cused::core::Driver::shared_default()->page_lru(),
+                                         std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
     for (auto& device : *cuse_cores)

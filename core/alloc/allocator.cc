@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
-#include <thread>
+#include <stdexcept>
 
 namespace cused::core::alloc {
 
@@ -85,7 +85,10 @@ Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorO
       page_size_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))),
       lock_(variant.lock == LockVariant::mutex, options_.lock_policy),
       install_lock_(options_.lock_policy),
-      pages_(variant.pages) {}
+      pages_(variant.pages) {
+  if (options_.install_latency.count() > 0 && !options_.timer)
+    throw std::invalid_argument("install_latency without a timer to sleep it");
+}
 
 Allocator::~Allocator() { release(); }
 
@@ -291,7 +294,7 @@ int Allocator::install_pages(const PageRun& run) {
     if (populate(file_.data() + first * page_size_, (j - i) * page_size_, page_size_) != 0)
       return -ENOMEM;
     if (options_.install_latency.count() > 0)
-      std::this_thread::sleep_for(options_.install_latency * static_cast<long>(j - i));
+      options_.timer->sleep(options_.install_latency * static_cast<long>(j - i));
     for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);
     std::size_t high = run[j - 1]->index() + 1;
     std::size_t seen = pages_high_.load(std::memory_order_relaxed);

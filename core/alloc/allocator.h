@@ -39,6 +39,7 @@
 #include "core/sync/lock_policy.h"
 #include "core/sync/policy_mutex.h"
 #include "core/sync/thread_annotations.h"
+#include "core/timer.h"
 
 namespace cused::core::alloc {
 
@@ -65,6 +66,8 @@ struct AllocatorOptions {
   // and sleeps there; this machine's rarely does, so a lock held across installation never
   // matters here unless the cost is put back (docs/reproductions.md).
   std::chrono::microseconds install_latency{0};
+  // What sleeps that cost: the Driver's timer (core/timer.h); needed when install_latency > 0.
+  Timer* timer = nullptr;
 };
 
 // The answer to new_buffer(): a buffer, or the kernel's -errno.

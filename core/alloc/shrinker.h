@@ -1,30 +1,20 @@
-// The shrinker thread (docs/design.md section 4): reclaims the pages on the global PageLru when the
-// system or the daemon's cgroup is short of memory, when asked to ("shrink now", binderctl), and
-// continuously in stress mode, which exists to shake out reclaim races.
+// The shrinker's policy (docs/design.md section 4): what a pass reclaims (the whole global
+// PageLru), when the loop must run one (a "shrink now" request, stress mode, a pressure event) and
+// the stats binderctl shows. What runs the loop, a thread sleeping in poll(2) on the pressure
+// sources and an eventfd, is the host's (cused/host/shrinker_thread.h); core's tests run passes
+// themselves.
 #pragma once
 
 #include <cstdint>
 #include <future>
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/alloc/page_lru.h"
-#include "core/alloc/pressure.h"
 #include "core/sync/mutex.h"
 #include "core/sync/thread_annotations.h"
 
 namespace cused::core::alloc {
-
-struct ShrinkerOptions {
-  bool stress = false;  // start in stress mode
-  // What signals memory pressure; each event reclaims. The daemon's come from
-  // cused/host/memory_pressure.h (PSI, the cgroup's memory.events); tests use a pipe. None: the
-  // shrinker reclaims only when asked or in stress mode.
-  std::vector<std::unique_ptr<PressureSource>> sources;
-  std::vector<std::string> unavailable;  // the sources the host could not set up, and why
-};
 
 struct ShrinkerStats {
   std::uint64_t passes = 0;           // reclaim walks over the LRU
@@ -38,37 +28,47 @@ struct ShrinkerStats {
   std::vector<std::string> unavailable;  // the ones that could not be set up, and why
 };
 
+// What the loop does next, taken at the top of each round.
+struct ShrinkerRound {
+  bool stop = false;
+  bool stress = false;  // reclaim every round, without waiting for pressure
+  // "Shrink now" requests to serve with one pass before anything else.
+  std::vector<std::promise<ReclaimResult>> requests;
+};
+
 class Shrinker {
  public:
-  explicit Shrinker(PageLru& lru, ShrinkerOptions options = {});
-  // Stops and joins the thread.
+  // `sources`: the names of the pressure sources the loop watches; `unavailable`: the ones the
+  // host could not set up, and why. Both only for the stats.
+  explicit Shrinker(PageLru& lru, bool stress = false, std::vector<std::string> sources = {},
+                    std::vector<std::string> unavailable = {});
+  // Answers the requests no round took (ReclaimResult{}): nobody waits forever on them.
   ~Shrinker();
   Shrinker(const Shrinker&) = delete;
   Shrinker& operator=(const Shrinker&) = delete;
 
-  // Reclaims every page on the LRU, on the shrinker thread, and returns what that returned.
-  ReclaimResult shrink_now() CUSED_EXCLUDES(mutex_);
-  // Stress mode: reclaim continuously.
+  // The callers' side; the caller then wakes the loop.
+  // A "shrink now": answered by the pass of the round that takes it.
+  std::future<ReclaimResult> request() CUSED_EXCLUDES(mutex_);
+  // Stress mode: reclaim continuously (the loop reclaims every round).
   void set_stress(bool on) CUSED_EXCLUDES(mutex_);
+  // The loop ends at its next round.
+  void stop() CUSED_EXCLUDES(mutex_);
   ShrinkerStats stats() const CUSED_EXCLUDES(mutex_);
 
- private:
-  void run();
-  void wake();
-  void drain_wakeups();
-  void reclaim_all(bool pressure, std::vector<std::promise<ReclaimResult>> requests)
+  // The loop's side.
+  ShrinkerRound take_round() CUSED_EXCLUDES(mutex_);
+  // One pass over the LRU, counted; `pressure`: a pressure event asked for it. Answers `requests`
+  // with what it returned.
+  ReclaimResult reclaim(bool pressure, std::vector<std::promise<ReclaimResult>> requests = {})
       CUSED_EXCLUDES(mutex_);
 
+ private:
   PageLru& lru_;
-  std::vector<std::unique_ptr<PressureSource>> sources_;
-  int wake_fd_ = -1;  // eventfd: requests, stress toggles, stop
-
   mutable sync::Mutex mutex_;
   ShrinkerStats stats_ CUSED_GUARDED_BY(mutex_);
   std::vector<std::promise<ReclaimResult>> pending_ CUSED_GUARDED_BY(mutex_);
   bool stop_ CUSED_GUARDED_BY(mutex_) = false;
-
-  std::thread thread_;  // last: starts after everything above exists
 };
 
 }  // namespace cused::core::alloc

@@ -12,8 +12,6 @@
 
 namespace cused::host {
 
-using core::alloc::PressureSource;
-
 namespace {
 
 class UniqueFd {
@@ -168,8 +166,7 @@ std::unique_ptr<PressureSource> open_cgroup_memory_events(std::string& why_not) 
   return source;
 }
 
-void add_memory_pressure_sources(core::alloc::ShrinkerOptions& options,
-                                 std::string_view psi_trigger) {
+void add_memory_pressure_sources(ShrinkerOptions& options, std::string_view psi_trigger) {
   std::string why_not;
   if (auto psi = open_psi_trigger(psi_trigger, why_not))
     options.sources.push_back(std::move(psi));

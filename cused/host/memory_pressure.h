@@ -1,4 +1,4 @@
-// The daemon's memory-pressure signals for the shrinker (core/alloc/pressure.h, docs/design.md
+// The daemon's memory-pressure signals for the shrinker (pressure_source.h, docs/design.md
 // section 4): a PSI trigger on /proc/pressure/memory, and the memory.events file of the daemon's
 // cgroup v2 when that cgroup has a limit.
 #pragma once
@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/alloc/pressure.h"
-#include "core/alloc/shrinker.h"
+#include "cused/host/pressure_source.h"
+#include "cused/host/shrinker_thread.h"
 
 namespace cused::host {
 
@@ -19,17 +19,16 @@ inline constexpr std::string_view kDefaultPsiTrigger = "some 150000 2000000";
 
 // Adds the PSI trigger and the cgroup's memory.events to `options`' sources, each where the host
 // has it, and to its `unavailable` the reason for each it has not.
-void add_memory_pressure_sources(core::alloc::ShrinkerOptions& options,
+void add_memory_pressure_sources(ShrinkerOptions& options,
                                  std::string_view psi_trigger = kDefaultPsiTrigger);
 
 // A PSI trigger; nullptr with `why_not` set when the kernel refuses (no PSI, psi=0 on the command
 // line, permission, a malformed trigger).
-std::unique_ptr<core::alloc::PressureSource> open_psi_trigger(std::string_view trigger,
-                                                              std::string& why_not);
+std::unique_ptr<PressureSource> open_psi_trigger(std::string_view trigger, std::string& why_not);
 
 // The memory.events of the daemon's own cgroup v2, when that cgroup (or one above it) has a
 // memory.high or memory.max limit. nullptr with `why_not` otherwise.
-std::unique_ptr<core::alloc::PressureSource> open_cgroup_memory_events(std::string& why_not);
+std::unique_ptr<PressureSource> open_cgroup_memory_events(std::string& why_not);
 
 // The pieces of the cgroup lookup, separated for tests.
 // The cgroup2 mount point from /proc/self/mountinfo text.

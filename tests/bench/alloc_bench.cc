@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/alloc/allocator.h"
-#include "core/alloc/shrinker.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
+#include "cused/host/shrinker_thread.h"
 
 namespace cused::core::alloc {
 namespace {
@@ -32,9 +32,9 @@ struct World {
         alloc(std::make_unique<Allocator>(*file, config.variant, lru)) {
     alloc->map(kMaxBufferSpace);
     if (config.shrinker_stress) {
-      ShrinkerOptions options;
+      host::ShrinkerOptions options;
       options.stress = true;
-      shrinker = std::make_unique<Shrinker>(lru, std::move(options));
+      shrinker = std::make_unique<host::ShrinkerThread>(lru, std::move(options));
     }
   }
   ~World() {
@@ -44,7 +44,7 @@ struct World {
   PageLru lru;
   std::unique_ptr<BufferFile> file;
   std::unique_ptr<Allocator> alloc;
-  std::unique_ptr<Shrinker> shrinker;
+  std::unique_ptr<host::ShrinkerThread> shrinker;
 };
 
 World* world = nullptr;  // set by thread 0 before the timed loop's start barrier

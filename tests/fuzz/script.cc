@@ -22,6 +22,7 @@
 #include "core/security.h"
 #include "core/sync/lock_policy.h"
 #include "cused/host/memfd_buffer_file.h"
+#include "cused/host/thread_timer.h"
 #include "tests/fake_files.h"
 #include "tests/fuzz/command_encoder.h"
 #include "tests/fuzz/script_input.h"
@@ -141,6 +142,8 @@ class Runner {
   Runner() {
     core::DeviceOptions options;
     options.labels = std::make_shared<core::FixedLabel>("fuzz");
+    // The daemon's timer: a freeze with a timeout ends on its thread, as it does in the daemon.
+    driver_->set_timer(host::ThreadTimer::shared());
     device_ = std::make_shared<core::Device>("binder", options, driver_);
   }
 

@@ -36,10 +36,10 @@
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
-#include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "cused/host/shrinker_thread.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -284,10 +284,10 @@ TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLe
   ASSERT_TRUE(std::holds_alternative<core::DeviceOptions>(variant)) << GetParam();
   binderfs::FilesystemOptions fs_options;
   fs_options.default_variant = std::get<core::DeviceOptions>(variant);
-  core::alloc::ShrinkerOptions shrinker_options;
+  host::ShrinkerOptions shrinker_options;
   shrinker_options.stress = true;
   core::Driver& driver = *core::Driver::shared_default();
-  core::alloc::Shrinker shrinker(driver.page_lru(), std::move(shrinker_options));
+  host::ShrinkerThread shrinker(driver.page_lru(), std::move(shrinker_options));
   testing::MountedBinderfs mount(fs_options);
   const std::string device = mount.path("binder");
   testing::ToolProcess servicemanager(

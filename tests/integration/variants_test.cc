@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "client/binder_device.h"
-#include "core/alloc/shrinker.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "cused/host/shrinker_thread.h"
 #include "cused/request/caller_scheduling.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
@@ -72,7 +72,7 @@ class LogCapture {
   }
 };
 
-binderfs::FilesystemOptions options_with(core::alloc::Shrinker* shrinker = nullptr) {
+binderfs::FilesystemOptions options_with(host::ShrinkerThread* shrinker = nullptr) {
   binderfs::FilesystemOptions options;
   options.devices = {"binder", "fast"};
   auto fast = core::parse_device_variant("alloc_lock=spin-install,defer_complete=off");
@@ -296,7 +296,7 @@ void receive_and_free(const BinderDevice& manager) {
 // CUSED_CTL_SHRINK runs the daemon's shrinker over every reclaimable page now and says what it
 // freed; a page left unused by a freed buffer is among them.
 TEST(VariantsShrinkTest, ShrinkNowReclaimsUnusedPages) {
-  core::alloc::Shrinker shrinker(core::Driver::shared_default()->page_lru());
+  host::ShrinkerThread shrinker(core::Driver::shared_default()->page_lru());
   testing::MountedBinderfs mount(options_with(&shrinker));
   BinderDevice manager(mount.path("binder"));
   ASSERT_EQ(manager.map(), 0);

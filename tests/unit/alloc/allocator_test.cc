@@ -14,6 +14,7 @@
 
 #include "cused/host/memfd_buffer_file.h"
 #include "tests/unit/alloc/fixture.h"
+#include "tests/unit/fake_timer.h"
 
 namespace cused::core::alloc::testing {
 namespace {
@@ -71,16 +72,18 @@ TEST_P(AllocatorTest, S1_4_SpaceStartsAsOneFreeBufferWithHalfAsAsyncBudget) {
 }
 
 // install_latency_us= (AllocatorOptions::install_latency): each page a buffer installs costs that
-// long, in every design; a page already installed costs nothing more (only the lower bound is
-// checked: a busy machine can only make it slower).
+// long, slept on the timer (counted by the fake), in every design.
 TEST_P(AllocatorTest, InstallLatencyIsPaidPerInstalledPage) {
+  cused::testing::FakeTimer timer;
   AllocatorOptions options;
   options.install_latency = std::chrono::milliseconds(3);
+  options.timer = &timer;
   TestProc proc(lru, GetParam(), 1 << 20, std::move(options));
-  auto start = std::chrono::steady_clock::now();
   Buffer* buffer = proc.sync_buffer(4 * 4096);  // four pages (and the header's, at most one more)
   ASSERT_NE(buffer, nullptr);
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(12));
+  const auto first = timer.slept();
+  EXPECT_GE(first, std::chrono::milliseconds(12));
+  EXPECT_LE(first, std::chrono::milliseconds(15));
   proc.alloc->free_buffer(*buffer);
 }
 

@@ -1,59 +1,18 @@
-// The shrinker thread and what wakes it (docs/design.md section 4): shrink-now requests, stress
-// mode and pressure sources. The daemon's sources (PSI, cgroup v2) are tests/unit/host's.
+// The shrinker's policy (core/alloc/shrinker.h, docs/design.md section 4), its passes run by the
+// test: what a pass reclaims and spares, how requests and stress mode reach the loop, and the
+// stats. The thread that runs it in the daemon is tests/unit/host's.
 #include "core/alloc/shrinker.h"
 
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <thread>
+#include <future>
 
-#include "core/alloc/pressure.h"
 #include "tests/unit/alloc/fixture.h"
 
 namespace cused::core::alloc::testing {
 namespace {
-
-// No pressure sources: the shrinker reclaims only when asked or in stress mode.
-ShrinkerOptions quiet_options() { return {}; }
-
-// Waits (with a hang guard, not a timing assertion) until `done` holds.
-template <typename F>
-bool eventually(F&& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
-// A pressure source a test can fire: readable pipe = pressure.
-class PipeSource final : public PressureSource {
- public:
-  PipeSource() {
-    if (pipe(fds_) != 0) throw std::runtime_error("pipe");
-  }
-  ~PipeSource() override {
-    close(fds_[0]);
-    close(fds_[1]);
-  }
-  std::string_view name() const override { return "test-pipe"; }
-  int fd() const override { return fds_[0]; }
-  short events() const override { return POLLIN; }
-  bool consume() override {
-    char byte;
-    return read(fds_[0], &byte, 1) == 1;
-  }
-  void fire() { ASSERT_EQ(write(fds_[1], "x", 1), 1); }
-
- private:
-  int fds_[2];
-};
 
 class ShrinkerTest : public ::testing::Test {
  protected:
@@ -62,6 +21,12 @@ class ShrinkerTest : public ::testing::Test {
   void park_pages(TestProc& proc, std::size_t pages) {
     proc.alloc->free_buffer(*proc.sync_buffer(pages * page()));
   }
+  // What the loop does with a round that has requests: one pass answers them all.
+  static void serve(Shrinker& shrinker) {
+    ShrinkerRound round = shrinker.take_round();
+    ASSERT_FALSE(round.requests.empty());
+    shrinker.reclaim(false, std::move(round.requests));
+  }
   PageLru lru;
 };
 
@@ -69,55 +34,87 @@ TEST_F(ShrinkerTest, ShrinkNowReclaimsTheWholeLruAndReportsPagesAndBytes) {
   TestProc one(lru, {}, 1 << 20), two(lru, {LockVariant::spin_install}, 1 << 20);
   park_pages(one, 3);
   park_pages(two, 5);
-  Shrinker shrinker(lru, quiet_options());
-  ReclaimResult result = shrinker.shrink_now();
+  Shrinker shrinker(lru);
+  std::future<ReclaimResult> done = shrinker.request();
+  serve(shrinker);
+  ReclaimResult result = done.get();
   EXPECT_EQ(result.pages, 8u);
   EXPECT_EQ(result.bytes, 8 * page());
   EXPECT_EQ(lru.size(), 0u);
   EXPECT_EQ(one.file->resident_pages(0, 1 << 20) + two.file->resident_pages(0, 1 << 20), 0);
   ShrinkerStats stats = shrinker.stats();
+  EXPECT_EQ(stats.passes, 1u);
   EXPECT_EQ(stats.requests, 1u);
   EXPECT_EQ(stats.pages, 8u);
   EXPECT_EQ(stats.bytes, 8 * page());
-  EXPECT_EQ(shrinker.shrink_now().pages, 0u);  // nothing left
+  EXPECT_EQ(stats.pressure_events, 0u);
+  done = shrinker.request();
+  serve(shrinker);
+  EXPECT_EQ(done.get().pages, 0u);  // nothing left
 }
 
 TEST_F(ShrinkerTest, ShrinkNowLeavesPagesOfAllocatedBuffersAlone) {
   TestProc proc(lru, {}, 1 << 20);
   Buffer* live = proc.sync_buffer(2 * page());
   park_pages(proc, 4);  // pages 2-5
-  Shrinker shrinker(lru, quiet_options());
-  EXPECT_EQ(shrinker.shrink_now().pages, 4u);
+  Shrinker shrinker(lru);
+  EXPECT_EQ(shrinker.reclaim(false).pages, 4u);
   EXPECT_EQ(proc.file->resident_pages(0, 2 * page()), 2);
   proc.alloc->free_buffer(*live);
 }
 
-TEST_F(ShrinkerTest, StressModeReclaimsWithoutBeingAsked) {
-  TestProc proc(lru, {}, 1 << 20);
-  ShrinkerOptions options = quiet_options();
-  options.stress = true;
-  Shrinker shrinker(lru, std::move(options));
-  park_pages(proc, 6);
-  EXPECT_TRUE(eventually([&] { return proc.file->resident_pages(0, 1 << 20) == 0; }));
-  EXPECT_TRUE(shrinker.stats().stress);
-  shrinker.set_stress(false);
-  EXPECT_TRUE(eventually([&] { return shrinker.stats().passes > 0; }));
-}
-
-TEST_F(ShrinkerTest, APressureEventReclaims) {
+// Requests that arrive before a round are served by that round's one pass.
+TEST_F(ShrinkerTest, OnePassAnswersEveryQueuedRequest) {
   TestProc proc(lru, {}, 1 << 20);
   park_pages(proc, 2);
-  auto source = std::make_unique<PipeSource>();
-  PipeSource& pipe_source = *source;
-  ShrinkerOptions options = quiet_options();
-  options.sources.push_back(std::move(source));
-  Shrinker shrinker(lru, std::move(options));
+  Shrinker shrinker(lru);
+  std::future<ReclaimResult> first = shrinker.request(), second = shrinker.request();
+  serve(shrinker);
+  EXPECT_EQ(first.get().pages, 2u);
+  EXPECT_EQ(second.get().pages, 2u);
+  EXPECT_EQ(shrinker.stats().passes, 1u);
+  EXPECT_EQ(shrinker.stats().requests, 2u);
+  EXPECT_TRUE(shrinker.take_round().requests.empty());
+}
+
+TEST_F(ShrinkerTest, PressurePassesAreCounted) {
+  TestProc proc(lru, {}, 1 << 20);
+  park_pages(proc, 2);
+  Shrinker shrinker(lru, false, {"test-pipe"}, {"psi: not here"});
   EXPECT_EQ(shrinker.stats().sources, std::vector<std::string>{"test-pipe"});
-  EXPECT_EQ(lru.size(), 2u);  // nothing happens without pressure
-  pipe_source.fire();
-  EXPECT_TRUE(eventually([&] { return shrinker.stats().pressure_events == 1; }));
+  EXPECT_EQ(shrinker.stats().unavailable, std::vector<std::string>{"psi: not here"});
+  shrinker.reclaim(true);
+  EXPECT_EQ(shrinker.stats().pressure_events, 1u);
   EXPECT_EQ(shrinker.stats().pages, 2u);
   EXPECT_EQ(proc.file->resident_pages(0, 1 << 20), 0);
+}
+
+TEST_F(ShrinkerTest, StressModeReachesTheNextRound) {
+  Shrinker shrinker(lru, true);
+  EXPECT_TRUE(shrinker.stats().stress);
+  EXPECT_TRUE(shrinker.take_round().stress);
+  shrinker.set_stress(false);
+  EXPECT_FALSE(shrinker.take_round().stress);
+  EXPECT_FALSE(shrinker.stats().stress);
+}
+
+// A stopping loop takes no request; they are answered (empty) when the shrinker goes, so that
+// nobody waits forever.
+TEST_F(ShrinkerTest, StopEndsTheLoopAndPendingRequestsAreAnswered) {
+  TestProc proc(lru, {}, 1 << 20);
+  park_pages(proc, 2);
+  std::future<ReclaimResult> done;
+  {
+    Shrinker shrinker(lru);
+    done = shrinker.request();
+    shrinker.stop();
+    ShrinkerRound round = shrinker.take_round();
+    EXPECT_TRUE(round.stop);
+    EXPECT_TRUE(round.requests.empty());
+  }
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(done.get().pages, 0u);
+  EXPECT_EQ(lru.size(), 2u);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/alloc/shrinker.h"
+#include "cused/host/shrinker_thread.h"
 #include "tests/unit/alloc/fixture.h"
 
 namespace cused::core::alloc::testing {
@@ -108,9 +108,10 @@ StressOutcome stress(Variant variant, long ops_per_thread) {
   Totals totals;
   StressOutcome outcome;
   {
-    ShrinkerOptions options;
+    // The daemon's shrinker thread, in stress mode: reclaim, sched_yield, again.
+    host::ShrinkerOptions options;
     options.stress = true;
-    Shrinker shrinker(lru, std::move(options));
+    host::ShrinkerThread shrinker(lru, std::move(options));
     std::vector<std::thread> threads;
     for (int id = 0; id < kThreads; ++id)
       threads.emplace_back(worker, std::ref(*procs[id % kProcs]->alloc), id + 1, ops_per_thread,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -139,6 +140,20 @@ TEST_F(FreezeTest, FreezeTimeoutIsEagain_S2_10) {
   EXPECT_EQ(freezing.result(), -EAGAIN);
   EXPECT_EQ(read_now(sm, kSmLooper).tr().code, 1u) << "thawed: the call is still served";
   EXPECT_EQ(frozen_info(kSm).sync_recv, 2u);
+}
+
+// S2.10: the deadline is timeout_ms after the ioctl, not before: the proc stays frozen (and the
+// ioctl parked) until the timer reaches it.
+TEST_F(FreezeTest, FreezeTimeoutEndsAtTheDeadline_S2_10) {
+  Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+  Call freezing = freeze_async(kSm, 30);
+  env.timer.advance(std::chrono::milliseconds(29));
+  EXPECT_FALSE(freezing.done());
+  EXPECT_EQ(frozen_info(kSm).sync_recv, 2u) << "still pending";
+  env.timer.advance(std::chrono::milliseconds(1));
+  ASSERT_TRUE(freezing.done());
+  EXPECT_EQ(freezing.result(), -EAGAIN);
+  EXPECT_EQ(read_now(sm, kSmLooper).tr().code, 1u) << "thawed";
 }
 
 // S2.10: a signal during the wait fails the ioctl (EINTR) and thaws the proc.

@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "cused/host/memfd_buffer_file.h"
 #include "cused/host/process_vm.h"
@@ -222,6 +224,7 @@ struct Call::State {
   std::vector<std::byte> write;
   std::vector<std::byte> read;
   std::atomic<std::size_t> user_reads{0};  // of the caller's memory, while the ioctl ran
+  testing::FakeTimer* timer = nullptr;     // the engine's: waiting is what moves its time
 };
 
 namespace {
@@ -287,7 +290,15 @@ std::vector<Br> parse(const std::byte* data, std::size_t size) {
 }  // namespace
 
 bool Call::done() const { return state->done; }
-void Call::wait() const { state->done.wait(false); }
+// The engine's time passes only while a test waits: callbacks due now run here, on the test
+// thread, and when none is due the clock jumps to the next deadline. With nothing pending the call
+// waits for another thread (which may yet arm the timer).
+void Call::wait() const {
+  while (!state->done) {
+    if (state->timer && (state->timer->run_due() || state->timer->advance_to_next())) continue;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
 long Call::result() const { return state->result; }
 std::size_t Call::user_reads() const { return state->user_reads; }
 const binder_write_read& Call::bwr() const { return state->bwr; }
@@ -306,8 +317,23 @@ binder_transaction_data Call::tr() const {
   return {};
 }
 
-Env::Env(DeviceOptions options)
-    : device(std::make_shared<Device>("binder", std::move(options), driver)) {}
+namespace {
+
+std::shared_ptr<Device> device_with_timer(std::shared_ptr<Driver> driver, Timer& timer,
+                                          DeviceOptions options) {
+  driver->set_timer(timer);
+  return std::make_shared<Device>("binder", std::move(options), std::move(driver));
+}
+
+}  // namespace
+
+Env::Env(DeviceOptions options) : device(device_with_timer(driver, timer, std::move(options))) {}
+
+Call Client::new_call() const {
+  Call call{std::make_shared<Call::State>()};
+  call.state->timer = &env_.timer;
+  return call;
+}
 
 Client::Client(Env& env, pid_t pid, uid_t euid, bool mapped, std::size_t space)
     : env_(env), pid_(pid), euid_(euid), mapped_(std::make_shared<bool>(mapped)) {
@@ -324,7 +350,7 @@ testing::FakeFiles& Client::give_files(int max_fds) {
 }
 
 long Client::ioctl(pid_t tid, unsigned cmd, void* arg, std::size_t size, uid_t euid) {
-  auto state = std::make_shared<Call::State>();
+  auto state = new_call().state;
   IoctlRequest request;
   request.pid = pid_;
   request.tid = tid;
@@ -339,7 +365,7 @@ long Client::ioctl(pid_t tid, unsigned cmd, void* arg, std::size_t size, uid_t e
 
 Call Client::write_read(pid_t tid, const Commands& commands, std::size_t read_size, bool nonblock,
                         binder_size_t read_consumed) {
-  Call call{std::make_shared<Call::State>()};
+  Call call = new_call();
   auto& state = *call.state;
   state.write = commands.bytes;
   state.read.assign(read_size, std::byte{0xee});
@@ -353,7 +379,7 @@ Call Client::write_read(pid_t tid, const Commands& commands, std::size_t read_si
 }
 
 Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock) {
-  return submit(tid, bwr, nonblock, Call{std::make_shared<Call::State>()});
+  return submit(tid, bwr, nonblock, new_call());
 }
 
 Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call call) {
@@ -376,7 +402,7 @@ Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call
 }
 
 Call Client::ioctl_async(pid_t tid, unsigned cmd, const void* arg, std::size_t size) {
-  Call call{std::make_shared<Call::State>()};
+  Call call = new_call();
   IoctlRequest request;
   request.pid = pid_;
   request.tid = tid;

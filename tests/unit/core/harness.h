@@ -28,6 +28,7 @@
 #include "core/sync/lock_policy.h"
 #include "core/user_memory.h"
 #include "tests/fake_files.h"
+#include "tests/unit/fake_timer.h"
 #include "uapi/binder.h"
 
 namespace cused::core::test {
@@ -191,6 +192,7 @@ class Client {
 
  private:
   Call submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call call);
+  Call new_call() const;  // a call whose wait() moves the env's timer
 
   Env& env_;
   const pid_t pid_;
@@ -204,6 +206,8 @@ class Client {
 class Env {
  public:
   explicit Env(DeviceOptions options = {});
+  // The driver's timer (declared first: it outlives the driver and what its callbacks hold).
+  testing::FakeTimer timer;
   std::shared_ptr<Driver> driver = std::make_shared<Driver>();
   std::shared_ptr<Device> device;
   // PassedFile objects alive, over every client's file table (none may outlive its transaction).

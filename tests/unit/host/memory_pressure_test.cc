@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "core/alloc/page_lru.h"
-#include "core/alloc/shrinker.h"
+#include "cused/host/shrinker_thread.h"
 
 namespace cused::host {
 namespace {
@@ -19,9 +19,9 @@ TEST(MemoryPressure, PsiTriggerIsArmedOrTheReasonIsReported) {
   std::string why_not;
   bool psi = open_psi_trigger(kDefaultPsiTrigger, why_not) != nullptr;
   core::alloc::PageLru lru;
-  core::alloc::ShrinkerOptions options;
+  ShrinkerOptions options;
   add_memory_pressure_sources(options);
-  core::alloc::Shrinker shrinker(lru, std::move(options));
+  ShrinkerThread shrinker(lru, std::move(options));
   core::alloc::ShrinkerStats stats = shrinker.stats();
   EXPECT_EQ(stats.sources.size() + stats.unavailable.size(), 2u) << "PSI and cgroup, each once";
   if (!psi) {

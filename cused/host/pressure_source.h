@@ -1,12 +1,11 @@
-// A memory-pressure signal that wakes the shrinker (docs/design.md section 4): a file descriptor
-// the shrinker polls. The daemon's (a PSI trigger, the cgroup's memory.events) are opened by
-// cused/host/memory_pressure.h.
+// A memory-pressure signal that wakes the shrinker's thread (docs/design.md section 4): a file
+// descriptor cused/host/shrinker_thread.h polls. The daemon's (a PSI trigger, the cgroup's
+// memory.events) are opened by cused/host/memory_pressure.h.
 #pragma once
 
-#include <cstdint>
 #include <string_view>
 
-namespace cused::core::alloc {
+namespace cused::host {
 
 class PressureSource {
  public:
@@ -19,4 +18,4 @@ class PressureSource {
   virtual bool consume() = 0;
 };
 
-}  // namespace cused::core::alloc
+}  // namespace cused::host

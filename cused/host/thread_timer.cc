@@ -1,26 +1,27 @@
-#include "core/timer.h"
+#include "cused/host/thread_timer.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <system_error>
 #include <vector>
 
-namespace cused::core {
+namespace cused::host {
 
-Timer& Timer::shared() {
-  static Timer timer;
+ThreadTimer& ThreadTimer::shared() {
+  static ThreadTimer timer;
   return timer;
 }
 
-Timer::Timer() : wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+ThreadTimer::ThreadTimer() : wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
 }
 
-Timer::~Timer() {
+ThreadTimer::~ThreadTimer() {
   {
     sync::LockGuard guard(lock_);
     stop_ = true;
@@ -30,11 +31,11 @@ Timer::~Timer() {
   close(wake_fd_);
 }
 
-void Timer::at(Clock::time_point when, Callback callback) {
+void ThreadTimer::after(std::chrono::milliseconds delay, Callback callback) {
   bool earliest;
   {
     sync::LockGuard guard(lock_);
-    auto it = entries_.emplace(when, std::move(callback));
+    auto it = entries_.emplace(Clock::now() + delay, std::move(callback));
     earliest = it == entries_.begin();
     if (!started_) {
       started_ = true;
@@ -44,12 +45,16 @@ void Timer::at(Clock::time_point when, Callback callback) {
   if (earliest) wake();
 }
 
-void Timer::wake() {
+void ThreadTimer::sleep(std::chrono::microseconds duration) {
+  std::this_thread::sleep_for(duration);
+}
+
+void ThreadTimer::wake() {
   const std::uint64_t one = 1;
   [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof one);
 }
 
-void Timer::run() {
+void ThreadTimer::run() {
   for (;;) {
     std::vector<Callback> due;
     int timeout_ms = -1;
@@ -77,4 +82,4 @@ void Timer::run() {
   }
 }
 
-}  // namespace cused::core
+}  // namespace cused::host
