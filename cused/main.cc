@@ -29,6 +29,7 @@
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
 #include "cused/host/shrinker_thread.h"
+#include "cused/host/thread_timer.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
@@ -181,6 +182,9 @@ int main(int argc, char** argv) {
     mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   cused::binderfs::FilesystemOptions fs_options;
   if (!apply_variants(default_variant, devices, fs_options)) return 2;
+  // Freeze deadlines and simulated install costs (core/timer.h), for every frontend's devices,
+  // before the first is made: `--cuse` makes its devices here, before (or without) any mount.
+  cused::core::Driver::shared_default()->set_timer(cused::host::ThreadTimer::shared());
   auto cuse_cores = cuse_devices(cuse_specs, fs_options.default_variant);
   if (!cuse_cores) return 2;
   try {

@@ -63,8 +63,9 @@ Filesystem::Filesystem(FilesystemOptions options)
     : options_(std::move(options)),
       next_device_ino_(kFirstDeviceIno),
       logs_(core::Driver::shared_default(), [this] { return live_devices(); }) {
-  // Every frontend (the FUSE mount, CUSE, `cused run`) goes through here: the default Driver's
-  // deadlines run on the process's timer thread, created after the Driver and gone before it.
+  // The default Driver's deadlines run on the process's timer thread, created after the Driver
+  // and gone before it. The daemon sets it in main() already (CUSE devices exist without a
+  // mount); this covers the in-process mounts of tests and benchmarks.
   core::Driver::shared_default()->set_timer(host::ThreadTimer::shared());
   for (const auto& name : options_.devices) {
     auto variant = options_.variants.find(name);
