@@ -199,7 +199,7 @@ void DebugPrint::print_node(std::string& out, Node& node) {
 
 void DebugPrint::print_refs(std::string& out, Proc& proc) {
   sync::LockGuard guard(proc.outer_lock_);
-  for (const auto& [desc, ref] : proc.refs_by_desc_) {
+  for (const auto& [desc, ref] : proc.refs_.by_desc()) {
     assume_same_lock(proc.outer_lock_, ref->outer_lock);
     const std::uint32_t strong = ref->strong, weak = ref->weak;
     sync::LockGuard node_guard(ref->node_lock);
@@ -315,12 +315,12 @@ void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
   {
     sync::LockGuard guard(proc.outer_lock_);
     std::uint64_t strong = 0, weak = 0;
-    for (const auto& [desc, ref] : proc.refs_by_desc_) {
+    for (const auto& [desc, ref] : proc.refs_.by_desc()) {
       assume_same_lock(proc.outer_lock_, ref->outer_lock);
       strong += ref->strong;
       weak += ref->weak;
     }
-    put(out, "  refs: {} s {} w {}\n", proc.refs_by_desc_.size(), strong, weak);
+    put(out, "  refs: {} s {} w {}\n", proc.refs_.size(), strong, weak);
   }
   put(out, "  buffers: {}\n  pages: {}:{}:{}\n  pages high watermark: {}\n",
       proc.alloc_.allocated_count(), space.pages.active, space.pages.lru, space.pages.free,

@@ -34,8 +34,7 @@ Violations InvariantChecker::check_released(const Proc& proc) {
   check_buffers(proc, out, /*released=*/true);
   {
     sync::LockGuard guard(proc.outer_lock_);
-    if (!proc.refs_by_desc_.empty())
-      fail(out, proc, "{} refs left after release", proc.refs_by_desc_.size());
+    if (!proc.refs_.empty()) fail(out, proc, "{} refs left after release", proc.refs_.size());
   }
   sync::LockGuard guard(proc.inner_lock_);
   if (!proc.threads_.empty())
@@ -54,13 +53,12 @@ Violations InvariantChecker::check_released(const Proc& proc) {
 void InvariantChecker::check_refs(const Proc& proc,
                                   Violations& out) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   sync::LockGuard guard(proc.outer_lock_);
-  if (proc.refs_by_node_.size() != proc.refs_by_desc_.size())
-    fail(out, proc, "{} refs by desc but {} by node (S6.1)", proc.refs_by_desc_.size(),
-         proc.refs_by_node_.size());
-  for (const auto& [desc, ref] : proc.refs_by_desc_) {
+  if (proc.refs_.indexed_by_node() != proc.refs_.size())
+    fail(out, proc, "{} refs by desc but {} by node (S6.1)", proc.refs_.size(),
+         proc.refs_.indexed_by_node());
+  for (const auto& [desc, ref] : proc.refs_.by_desc()) {
     if (ref->desc != desc) fail(out, proc, "ref {} filed under desc {}", ref->desc, desc);
-    auto by_node = proc.refs_by_node_.find(ref->node.get());
-    if (by_node == proc.refs_by_node_.end() || by_node->second != ref.get())
+    if (proc.refs_.find(*ref->node) != ref.get())
       fail(out, proc, "ref {} missing from the by-node index (S6.1)", desc);
     if (ref->strong == 0 && ref->weak == 0)
       fail(out, proc, "ref {} kept with no strong or weak count (S6.1)", desc);

@@ -148,7 +148,7 @@ ProcCounts Proc::counts() const {
   ProcCounts counts;
   {
     sync::LockGuard guard(outer_lock_);
-    counts.refs = refs_by_desc_.size();
+    counts.refs = refs_.size();
   }
   sync::LockGuard guard(inner_lock_);
   counts.threads = threads_.size();
@@ -185,10 +185,10 @@ std::optional<std::uint32_t> Proc::thread_looper(pid_t tid) const {
 
 std::optional<std::pair<std::uint32_t, std::uint32_t>> Proc::ref_counts(std::uint32_t desc) const {
   sync::LockGuard guard(outer_lock_);
-  auto it = refs_by_desc_.find(desc);
-  if (it == refs_by_desc_.end()) return std::nullopt;
-  assume_same_lock(outer_lock_, it->second->outer_lock);
-  return std::pair{it->second->strong, it->second->weak};
+  const Ref* ref = refs_.find(desc);
+  if (!ref) return std::nullopt;
+  assume_same_lock(outer_lock_, ref->outer_lock);
+  return std::pair{ref->strong, ref->weak};
 }
 
 }  // namespace cused::core

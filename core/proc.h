@@ -31,6 +31,7 @@
 #include "core/locks.h"
 #include "core/node.h"
 #include "core/ref.h"
+#include "core/ref_table.h"
 #include "core/stats.h"
 #include "core/thread.h"
 #include "core/thread_priority.h"
@@ -349,11 +350,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
                             std::uint32_t* out_desc) CUSED_EXCLUDES(outer_lock_);
   Ref* get_ref(std::uint32_t desc, bool need_strong) CUSED_REQUIRES(outer_lock_);
   Ref& ref_for_node(Node& node) CUSED_REQUIRES(outer_lock_);
-  Ref* find_ref_for_node(const Node& node) CUSED_REQUIRES(outer_lock_);
   int inc_ref(Ref& ref, bool strong, Thread* target_thread) CUSED_REQUIRES(outer_lock_);
   bool dec_ref(Ref& ref, bool strong) CUSED_REQUIRES(outer_lock_);
   void cleanup_ref(Ref& ref) CUSED_REQUIRES(outer_lock_);
-  std::unique_ptr<Ref> take_ref(Ref& ref) CUSED_REQUIRES(outer_lock_);
 
   // ---- death.cc (S7.1-S7.5)
   void request_death_notification(Thread& thread, const binder_handle_cookie& hc);
@@ -432,8 +431,7 @@ class Proc : public std::enable_shared_from_this<Proc> {
 
   const sync::LockPolicy lock_policy_;  // of the proc's locks and its nodes'
   mutable OuterLock outer_lock_;
-  std::map<std::uint32_t, std::unique_ptr<Ref>> refs_by_desc_ CUSED_GUARDED_BY(outer_lock_);
-  std::unordered_map<const Node*, Ref*> refs_by_node_ CUSED_GUARDED_BY(outer_lock_);
+  RefTable refs_ CUSED_GUARDED_BY(outer_lock_);
 
   mutable InnerLock inner_lock_;
   std::map<pid_t, std::shared_ptr<Thread>> threads_ CUSED_GUARDED_BY(inner_lock_);

@@ -147,34 +147,22 @@ NodeTmpRef Proc::new_node(const flat_binder_object* fp) {
 
 // binder_get_ref_olocked
 Ref* Proc::get_ref(std::uint32_t desc, bool need_strong) {
-  auto it = refs_by_desc_.find(desc);
-  if (it == refs_by_desc_.end()) return nullptr;
-  Ref& ref = *it->second;
+  Ref* found = refs_.find(desc);
+  if (!found) return nullptr;
+  Ref& ref = *found;
   assume_same_lock(outer_lock_, ref.outer_lock);
   if (need_strong && !ref.strong) return nullptr;  // "tried to use weak ref as strong ref"
   return &ref;
 }
 
-Ref* Proc::find_ref_for_node(const Node& node) {
-  auto it = refs_by_node_.find(&node);
-  return it == refs_by_node_.end() ? nullptr : it->second;
-}
-
 // binder_get_ref_for_node_olocked with a new ref: the lowest free desc, from 0 for the current
 // context manager and from 1 for everything else (S6.2).
 Ref& Proc::ref_for_node(Node& node) {
-  if (Ref* ref = find_ref_for_node(node)) return *ref;
-  std::uint32_t desc = node.is_context_manager ? 0 : 1;
-  for (const auto& [used, ref] : refs_by_desc_) {
-    if (used > desc) break;
-    if (used == desc) desc++;
-  }
-  auto ref = std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
-                                   node.shared_from_this(), node.lock, desc);
-  Ref& added = *ref;
+  if (Ref* ref = refs_.find(node)) return *ref;
+  const std::uint32_t desc = refs_.lowest_free_desc(node.is_context_manager ? 0 : 1);
+  Ref& added = refs_.add(std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
+                                               node.shared_from_this(), node.lock, desc));
   count_object(*this, added.counter, ObjStat::kRef);
-  refs_by_desc_.emplace(desc, std::move(ref));
-  refs_by_node_.emplace(&node, &added);
   sync::LockGuard guard(node.lock);
   node.refs.push_front(added);
   return added;
@@ -206,10 +194,10 @@ bool Proc::dec_ref(Ref& ref, bool strong) {
 }
 
 // binder_cleanup_ref_olocked: the ref leaves the handle table and its node; a registered death
-// notification is discarded without a message (S6.4, S7.5). The caller frees it (take_ref).
+// notification is discarded without a message (S6.4, S7.5). The caller frees it (refs_.take).
 void Proc::cleanup_ref(Ref& ref) {
   assume_same_lock(outer_lock_, ref.outer_lock);
-  refs_by_node_.erase(ref.node.get());
+  refs_.forget_node(ref);
   std::shared_ptr<Death> death;
   std::shared_ptr<FreezeNotification> freeze;
   {
@@ -227,13 +215,6 @@ void Proc::cleanup_ref(Ref& ref) {
   if (freeze) dequeue_work(*freeze);  // S7.5 for freeze registrations: dropped silently
 }
 
-std::unique_ptr<Ref> Proc::take_ref(Ref& ref) {
-  auto it = refs_by_desc_.find(ref.desc);
-  auto owned = std::move(it->second);
-  refs_by_desc_.erase(it);
-  return owned;
-}
-
 // binder_update_ref_for_handle: BC_INCREFS..BC_DECREFS on an existing handle. Strong changes
 // need a ref that already holds a strong count (S6.4).
 int Proc::update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
@@ -244,7 +225,7 @@ int Proc::update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
   if (!ref) return -EINVAL;
   if (out_desc) *out_desc = ref->desc;
   if (increment) return inc_ref(*ref, strong, nullptr);
-  if (dec_ref(*ref, strong)) deleted = take_ref(*ref);
+  if (dec_ref(*ref, strong)) deleted = refs_.take(*ref);
   return 0;
 }
 
@@ -253,14 +234,14 @@ int Proc::update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
 int Proc::inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::uint32_t& desc) {
   std::unique_ptr<Ref> failed;
   sync::LockGuard guard(outer_lock_);
-  bool created = !find_ref_for_node(node);
+  bool created = !refs_.find(node);
   Ref& ref = ref_for_node(node);
   desc = ref.desc;
   int ret = inc_ref(ref, strong, target_thread);
   if (ret && created) {
     // The target may have died meanwhile; the new, countless ref must not stay behind.
     cleanup_ref(ref);
-    failed = take_ref(ref);
+    failed = refs_.take(ref);
   }
   return ret;
 }

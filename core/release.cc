@@ -150,10 +150,10 @@ void Proc::release_refs() {
   for (;;) {
     std::unique_ptr<Ref> ref;
     sync::LockGuard guard(outer_lock_);
-    if (refs_by_desc_.empty()) return;
-    Ref& first = *refs_by_desc_.begin()->second;
+    if (refs_.empty()) return;
+    Ref& first = *refs_.by_desc().begin()->second;
     cleanup_ref(first);
-    ref = take_ref(first);
+    ref = refs_.take(first);
   }
 }
 
