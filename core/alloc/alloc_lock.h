@@ -40,7 +40,9 @@ class CUSED_CAPABILITY("mutex") AllocLock {
   // low-priority thread, while the mutex's holder can be. The kernel disables preemption before
   // it spins; here a waiter spins at its own priority and disables preemption once it holds the
   // lock, because a userspace waiter spinning unpreemptible could keep a preempted ordinary
-  // holder off its CPU.
+  // holder off its CPU. The price: a holder serving a less urgent caller holds the lock one
+  // sched_setattr longer (about 2 us, docs/performance.md) than the kernel's holder, whose
+  // preempt_disable is free; it falls on the spin designs only.
   void lock() CUSED_ACQUIRE() CUSED_NO_THREAD_SAFETY_ANALYSIS {
     if (sleeping_) {
       mutex_.lock();

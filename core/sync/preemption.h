@@ -22,8 +22,12 @@ class PreemptionControl {
   ~PreemptionControl() = default;
 };
 
-// The calling thread's control, or null.
-PreemptionControl*& thread_preemption_control();
+// The calling thread's control, or null. Inline, as the sections it guards are: a spin-design
+// allocator section reads it twice.
+inline PreemptionControl*& thread_preemption_control() {
+  static thread_local PreemptionControl* control = nullptr;
+  return control;
+}
 
 inline void preempt_disable() {
   if (PreemptionControl* control = thread_preemption_control()) control->disable();

@@ -19,7 +19,6 @@
 #include "cused/binderfs/open_file.h"
 #include "cused/fuse/ioctl_completion.h"
 #include "cused/fuse/request.h"
-#include "cused/host/thread_timer.h"
 #include "cused/opener.h"
 #include "cused/own_closes.h"
 #include "cused/request/caller_scheduling.h"
@@ -63,10 +62,6 @@ Filesystem::Filesystem(FilesystemOptions options)
     : options_(std::move(options)),
       next_device_ino_(kFirstDeviceIno),
       logs_(core::Driver::shared_default(), [this] { return live_devices(); }) {
-  // The default Driver's deadlines run on the process's timer thread, created after the Driver
-  // and gone before it. The daemon sets it in main() already (CUSE devices exist without a
-  // mount); this covers the in-process mounts of tests and benchmarks.
-  core::Driver::shared_default()->set_timer(host::ThreadTimer::shared());
   for (const auto& name : options_.devices) {
     auto variant = options_.variants.find(name);
     if (int err = add_device(

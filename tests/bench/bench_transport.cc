@@ -42,10 +42,12 @@
 #include "client/binder_device.h"
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "core/driver.h"
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
 #include "cused/fuse/fuse.h"
 #include "cused/host/process_vm.h"
+#include "cused/host/thread_timer.h"
 #include "cused/run/attach.h"
 #include "cused/run/listener.h"
 #include "cused/run/run_server.h"
@@ -369,6 +371,8 @@ std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
     BareServer bare(bare_dir, io_uring);
     cused::binderfs::FilesystemOptions fs_options;
     fs_options.devices = {"binder", "hwbinder", "vndbinder", "run-hwbinder", "run-vndbinder"};
+    // The process's timer on the default Driver, as the daemon's main() gives it.
+    cused::core::Driver::shared_default()->set_timer(cused::host::ThreadTimer::shared());
     cused::binderfs::Filesystem filesystem(fs_options);
     cused::binderfs::MountOptions options;
     options.mountpoint = cused_dir;

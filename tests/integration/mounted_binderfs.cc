@@ -16,6 +16,7 @@
 #include "core/driver.h"
 #include "core/proc.h"
 #include "core/thread.h"
+#include "cused/host/thread_timer.h"
 
 namespace cused::testing {
 
@@ -34,10 +35,20 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
   return true;
 }
 
+namespace {
+
+// A Filesystem on the default Driver, given the process's timer first, as the daemon's main()
+// gives it before any device is made.
+std::unique_ptr<binderfs::Filesystem> filesystem_with_timer(binderfs::FilesystemOptions options) {
+  core::Driver::shared_default()->set_timer(host::ThreadTimer::shared());
+  return std::make_unique<binderfs::Filesystem>(std::move(options));
+}
+
+}  // namespace
+
 MountedBinderfs::MountedBinderfs(binderfs::FilesystemOptions options,
                                  binderfs::MountOptions mount_options)
-    : dir_(make_temp_dir("cused-test-")),
-      filesystem_(std::make_unique<binderfs::Filesystem>(std::move(options))) {
+    : dir_(make_temp_dir("cused-test-")), filesystem_(filesystem_with_timer(std::move(options))) {
   mount_options.mountpoint = dir_;
   mount_ = std::make_unique<binderfs::Mount>(*filesystem_, mount_options);
   mount_->serve_in_background();

@@ -70,9 +70,5 @@ TEST(ThreadTimer, SleepBlocksTheCaller) {
   EXPECT_GE(ThreadTimer::Clock::now() - start, milliseconds(5));
 }
 
-TEST(ThreadTimer, SharedIsOnePerProcess) {
-  EXPECT_EQ(&ThreadTimer::shared(), &ThreadTimer::shared());
-}
-
 }  // namespace
 }  // namespace cused::host
