@@ -22,7 +22,7 @@ int Proc::write_commands(Thread& thread, UserMemory& memory, CallerFiles* files,
   while (!reader.at_end() && !return_error_pending(thread)) {
     std::uint32_t cmd = 0;
     if (reader.read(cmd)) return -EFAULT;
-    count_command(*this, cmd);
+    count_command(cmd);
     if (int ret = run_command(thread, cmd, reader, files, caller_euid)) return ret;
     bwr.write_consumed = reader.position() - start;
   }

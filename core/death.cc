@@ -14,7 +14,7 @@ void Proc::request_death_notification(Thread&, const binder_handle_cookie& hc) {
   sync::LockGuard node_guard(ref->node_lock);
   if (ref->death) return;  // "already set": the new cookie is ignored
   ref->death = death;
-  count_object(*this, death->counter, ObjStat::kDeath);
+  count_object(death->counter, ObjStat::kDeath);
   assume_same_lock(ref->node_lock, ref->node->lock);
   if (ref->node->proc) return;
   sync::LockGuard inner(inner_lock_);

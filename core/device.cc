@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "core/driver.h"
-#include "core/proc.h"
 
 namespace cused::core {
 
@@ -38,20 +37,6 @@ void Device::set_options(DeviceOptions options) {
   options = with_defaults(std::move(options));
   sync::LockGuard guard(options_lock_);
   options_ = std::move(options);
-}
-
-std::shared_ptr<Proc> Device::open(const OpenerIdentity& opener,
-                                   std::unique_ptr<BufferFile> buffers,
-                                   std::unique_ptr<MappingFinder> mapping) {
-  auto proc = std::make_shared<Proc>(shared_from_this(), options(), opener, std::move(buffers),
-                                     std::move(mapping));
-  driver_->add_proc(proc);
-  // The frontend's pointer: when its last copy goes, the proc is released (S1.9). The engine
-  // keeps its own references (threads, nodes, transactions) until release() drops them.
-  return std::shared_ptr<Proc>(proc.get(), [proc](Proc*) mutable {
-    proc->release();
-    proc.reset();
-  });
 }
 
 }  // namespace cused::core

@@ -54,10 +54,7 @@ class Device : public std::enable_shared_from_this<Device> {
   DeviceOptions options() const CUSED_EXCLUDES(options_lock_);
   void set_options(DeviceOptions options) CUSED_EXCLUDES(options_lock_);
 
-  // S1.1: every open is a fresh proc with its own buffer space. The proc is released (S1.9) when
-  // the frontend calls Proc::release() or drops the last copy of the returned pointer.
-  std::shared_ptr<Proc> open(const OpenerIdentity& opener, std::unique_ptr<BufferFile> buffers,
-                             std::unique_ptr<MappingFinder> mapping);
+  // A proc is opened on a device by Proc::open (core/proc.h).
 
  private:
   const std::string name_;

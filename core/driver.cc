@@ -1,9 +1,7 @@
 #include "core/driver.h"
 
 #include <algorithm>
-
-#include "core/node.h"
-#include "core/proc.h"
+#include <utility>
 
 namespace cused::core {
 
@@ -12,9 +10,9 @@ std::shared_ptr<Driver> Driver::shared_default() {
   return driver;
 }
 
-void Driver::add_proc(const std::shared_ptr<Proc>& proc) {
+void Driver::add_proc(pid_t pid, const std::shared_ptr<Proc>& proc) {
   sync::LockGuard guard(procs_lock_);
-  procs_.emplace(proc.get(), proc);
+  procs_.emplace(proc.get(), Registered{pid, proc});
 }
 
 void Driver::remove_proc(const Proc& proc) {
@@ -25,8 +23,9 @@ void Driver::remove_proc(const Proc& proc) {
 std::vector<std::shared_ptr<Proc>> Driver::procs_of(pid_t pid) const {
   std::vector<std::shared_ptr<Proc>> found;
   sync::LockGuard guard(procs_lock_);
-  for (const auto& [key, weak] : procs_) {
-    if (auto proc = weak.lock(); proc && proc->pid() == pid) found.push_back(std::move(proc));
+  for (const auto& [key, registered] : procs_) {
+    if (registered.pid != pid) continue;
+    if (auto proc = registered.proc.lock()) found.push_back(std::move(proc));
   }
   return found;
 }
@@ -37,14 +36,17 @@ std::size_t Driver::proc_count() const {
 }
 
 std::vector<std::shared_ptr<Proc>> Driver::procs() const {
-  std::vector<std::shared_ptr<Proc>> found;
+  std::vector<std::pair<pid_t, std::shared_ptr<Proc>>> by_pid;
   {
     sync::LockGuard guard(procs_lock_);
-    for (const auto& [key, weak] : procs_)
-      if (auto proc = weak.lock()) found.push_back(std::move(proc));
+    for (const auto& [key, registered] : procs_)
+      if (auto proc = registered.proc.lock()) by_pid.emplace_back(registered.pid, std::move(proc));
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a->pid() < b->pid(); });
+  std::stable_sort(by_pid.begin(), by_pid.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::shared_ptr<Proc>> found;
+  found.reserve(by_pid.size());
+  for (auto& [pid, proc] : by_pid) found.push_back(std::move(proc));
   return found;
 }
 

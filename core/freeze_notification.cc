@@ -21,7 +21,7 @@ int Proc::request_freeze_notification(const binder_handle_cookie& hc) {
   sync::LockGuard node_guard(ref->node_lock);
   if (ref->freeze) return -EINVAL;  // "already set"
   ref->freeze = freeze;
-  count_object(*this, freeze->counter, ObjStat::kFreeze);
+  count_object(freeze->counter, ObjStat::kFreeze);
   assume_same_lock(ref->node_lock, ref->node->lock);
   Proc* owner = ref->node->proc.get();
   if (!owner) return 0;

@@ -29,6 +29,27 @@ class NodeWork final : public Work {
   std::shared_ptr<void> owner() override;
 };
 
+// What a change of a node's counts asks of its owner. The node decides (binder_inc_node_nilocked,
+// binder_dec_node_nilocked; process.rs's update_refcount hands its decision back the same way) and
+// the owner carries it out on its own lists, under its inner lock, which the caller holds with the
+// node's lock (NodeInnerGuard, core/proc.h).
+enum class NodeOwnerAction {
+  kNone,
+  // The sending thread delivers BR_INCREFS (S5.1), ahead of its own completion (S3.5).
+  kQueueOnSender,
+  // The sending thread delivers BR_ACQUIRE: the node's work leaves whatever list holds it.
+  kMoveToSender,
+  // The owner's todo gets the node's work: userspace must drop a reference (S6.5).
+  kQueueOnOwner,
+  // Nothing references the node any more: the owner drops it from its tree.
+  kErase,
+};
+
+struct NodeIncrement {
+  int error = 0;  // -EINVAL: a reference that may not be taken now
+  NodeOwnerAction action = NodeOwnerAction::kNone;
+};
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   // `fp` carries the creating object's binder/cookie/flags; null for the plain SET_CONTEXT_MGR.
@@ -76,6 +97,16 @@ class Node : public std::enable_shared_from_this<Node> {
   bool unreferenced() const CUSED_REQUIRES(lock) {
     return refs.empty() && !local_strong_refs && !local_weak_refs && !tmp_refs;
   }
+
+  // S6.5: one more strong or weak reference; `internal` ones are other procs' refs, the rest the
+  // driver's own (transactions, pending BR_ACQUIRE). `sender_known`: a sending thread is there to
+  // deliver a first BR_INCREFS/BR_ACQUIRE (a node first sent in a transaction, S5.1).
+  NodeIncrement increment(bool strong, bool internal, bool sender_known) CUSED_REQUIRES(lock);
+  // One reference fewer: when the last of a kind goes, userspace is told to drop its own, and when
+  // nothing references the node any more its owner erases it.
+  NodeOwnerAction decrement(bool strong, bool internal) CUSED_REQUIRES(lock);
+  // binder_put_node: a driver temporary reference ends.
+  NodeOwnerAction put_tmp_ref() CUSED_REQUIRES(lock);
 };
 
 }  // namespace cused::core

@@ -30,12 +30,41 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       lock_policy_(options.lock_policy),
       outer_lock_(lock_policy_),
       inner_lock_(lock_policy_) {
-  count_object(*this, counter_, ObjStat::kProc);
+  count_object(counter_, ObjStat::kProc);
 }
 
-// Release (S1.9) ran before the last reference went (Device::open's handle sees to it); what is
+std::shared_ptr<Proc> Proc::open(std::shared_ptr<Device> device, const OpenerIdentity& opener,
+                                 std::unique_ptr<BufferFile> buffers,
+                                 std::unique_ptr<MappingFinder> mapping) {
+  const DeviceOptions options = device->options();
+  auto proc = std::make_shared<Proc>(std::move(device), options, opener, std::move(buffers),
+                                     std::move(mapping));
+  proc->driver_.add_proc(proc->pid_, proc);
+  // The frontend's pointer: when its last copy goes, the proc is released (S1.9). The engine
+  // keeps its own references (threads, nodes, transactions) until release() drops them.
+  return std::shared_ptr<Proc>(proc.get(), [proc](Proc*) mutable {
+    proc->release();
+    proc.reset();
+  });
+}
+
+// Release (S1.9) ran before the last reference went (open's handle sees to it); what is
 // left is the buffer space, which the allocator frees with itself.
 Proc::~Proc() = default;
+
+void Proc::count_command(std::uint32_t cmd) {
+  stats_.count_command(cmd);
+  driver_.stats()->count_command(cmd);
+}
+
+void Proc::count_return(std::uint32_t cmd) {
+  stats_.count_return(cmd);
+  driver_.stats()->count_return(cmd);
+}
+
+void Proc::count_object(ObjCounter& counter, ObjStat type) {
+  counter.attach(driver_.stats(), type);
+}
 
 std::shared_ptr<Thread> Proc::get_thread(pid_t tid) {
   sync::LockGuard guard(inner_lock_);
@@ -43,7 +72,7 @@ std::shared_ptr<Thread> Proc::get_thread(pid_t tid) {
   auto& slot = threads_[tid];
   if (!slot) {
     slot = std::make_shared<Thread>(shared_from_this(), inner_lock_, tid);
-    count_object(*this, slot->counter, ObjStat::kThread);
+    count_object(slot->counter, ObjStat::kThread);
   }
   return slot;
 }
@@ -99,7 +128,7 @@ Thread* Proc::select_thread() {
 void Proc::wake_thread(Thread& thread) {
   assume_locked(thread);
   auto& scope = WakeScope::current();
-  if (auto read = unpark(thread)) scope.resume(thread.shared_from_this(), std::move(read));
+  if (auto read = unpark(thread)) scope.resume(*this, thread.shared_from_this(), std::move(read));
   if (thread.poll_waiter) scope.notify(thread.poll_waiter);
 }
 

@@ -37,6 +37,7 @@
 #include "core/thread_priority.h"
 #include "core/transaction.h"
 #include "core/user_memory.h"
+#include "core/wake.h"
 #include "core/work.h"
 
 namespace cused::core {
@@ -116,8 +117,14 @@ class NodeTmpRef {
   std::shared_ptr<Node> node_;
 };
 
-class Proc : public std::enable_shared_from_this<Proc> {
+class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer {
  public:
+  // S1.1: every open of `device` is a fresh proc with its own buffer space, with the device's
+  // variant of the moment. The proc is released (S1.9) when the frontend calls release() or drops
+  // the last copy of the returned pointer.
+  static std::shared_ptr<Proc> open(std::shared_ptr<Device> device, const OpenerIdentity& opener,
+                                    std::unique_ptr<BufferFile> buffers,
+                                    std::unique_ptr<MappingFinder> mapping);
   // `options`: the device's variant when the proc was opened.
   Proc(std::shared_ptr<Device> device, const DeviceOptions& options, const OpenerIdentity& opener,
        std::unique_ptr<BufferFile> buffers, std::unique_ptr<MappingFinder> mapping);
@@ -135,6 +142,11 @@ class Proc : public std::enable_shared_from_this<Proc> {
   const DeviceOptions& options() const { return options_; }
   // This proc's BC_/BR_ counters (S10.6 `stats`).
   Stats& stats() { return stats_; }
+  // binder_stat_br / the BC_ count of binder_thread_write: this proc's counter and the driver's.
+  void count_command(std::uint32_t cmd);
+  void count_return(std::uint32_t cmd);
+  // `counter` counts one live object of `type` in the driver's stats, from now until it goes.
+  void count_object(ObjCounter& counter, ObjStat type);
 
   void ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion);
   // The frontend saw an interrupt for `tid`'s outstanding request (after marking it interrupted).
@@ -166,10 +178,10 @@ class Proc : public std::enable_shared_from_this<Proc> {
   std::optional<std::pair<std::uint32_t, std::uint32_t>> ref_counts(std::uint32_t desc) const;
 
   // WakeScope runs a woken read through here (wake.h).
-  void resume_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<PendingRead> read);
+  void resume_read(const std::shared_ptr<Thread>& thread,
+                   std::unique_ptr<PendingRead> read) override;
 
  private:
-  friend class Device;
   friend class DebugPrint;        // binder_logs (debug_print.cc) reads the proc as the kernel does
   friend class InvariantChecker;  // core/invariants.h reads every field
   using WaitingList = boost::intrusive::list<
@@ -334,9 +346,9 @@ class Proc : public std::enable_shared_from_this<Proc> {
   static int inc_node(Node& node, bool strong, bool internal, Thread* target_thread)
       CUSED_EXCLUDES(node.lock);
   static void dec_node(Node& node, bool strong, bool internal) CUSED_EXCLUDES(node.lock);
-  // The nilocked helpers that touch the owner's lists (the caller holds its inner lock).
-  void queue_node_work_on(Node& node, Thread& thread, bool move);
-  void queue_node_work(Node& node);
+  // The owner's part of a node's count change (core/node.h), on the owner's lists; the caller
+  // holds our inner lock with the node's. Returns the node when it left our tree.
+  std::shared_ptr<Node> carry_out(Node& node, NodeOwnerAction action, Thread* sender);
   std::shared_ptr<Node> erase_node(Node& node);
   static void put_node(Node& node) CUSED_EXCLUDES(node.lock);
   NodeTmpRef get_node(binder_uintptr_t ptr) CUSED_EXCLUDES(inner_lock_);

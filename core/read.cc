@@ -24,7 +24,7 @@ std::span<const std::byte> bytes_of(const T& value) {
 // binder_stat_br: every BR_ code a read returns is counted (S10.6 `stats`), but the BR_NOOP that
 // opens a read.
 void put_return(Proc& proc, PendingRead& read, std::uint32_t cmd) {
-  count_return(proc, cmd);
+  proc.count_return(cmd);
   read.put(cmd);
 }
 
@@ -297,7 +297,7 @@ void Proc::maybe_spawn_looper(Thread& thread, PendingRead& read) {
     requested_threads_++;
   }
   const std::uint32_t spawn = BR_SPAWN_LOOPER;
-  count_return(*this, spawn);
+  count_return(spawn);
   if (read.out_start == 0 && read.out.size() >= sizeof spawn) {
     std::memcpy(read.out.data(), &spawn, sizeof spawn);
   } else {

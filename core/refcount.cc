@@ -31,68 +31,46 @@ void NodeTmpRef::reset() {
   if (auto node = std::move(node_)) Proc::put_node(*node);
 }
 
-// binder_inc_node_nilocked. `target_thread` is the sending thread when a node is first sent
-// (S5.1): its BR_INCREFS/BR_ACQUIRE go there, ahead of the sender's completion (S3.5).
+// binder_inc_node_nilocked: the node counts, its owner queues what the node asks for.
+// `target_thread` is the sending thread when a node is first sent (S5.1).
 int Proc::inc_node_nilocked(Node& node, bool strong, bool internal, Thread* target_thread) {
-  Proc* owner = node.proc.get();
-  if (strong) {
-    if (internal) {
-      if (!target_thread && node.internal_strong_refs == 0 &&
-          !(owner && node.is_context_manager && node.has_strong_ref))
-        return -EINVAL;
-      node.internal_strong_refs++;
-    } else {
-      node.local_strong_refs++;
-    }
-    if (!node.has_strong_ref && target_thread && owner)
-      owner->queue_node_work_on(node, *target_thread, true);
-  } else {
-    if (!internal) node.local_weak_refs++;
-    if (!node.has_weak_ref && !node.work.queued()) {
-      if (!target_thread || !owner) return -EINVAL;
-      owner->queue_node_work_on(node, *target_thread, false);
-    }
-  }
-  return 0;
-}
-
-// The sending thread is one of the node owner's threads, so the owner's inner lock the caller
-// holds is the thread's too.
-void Proc::queue_node_work_on(Node& node, Thread& thread, bool move) {
-  assume_inner_locked();
-  assume_locked(thread);
-  DequeuedWork moved;
-  if (move) moved = WorkList::unlink(node.work);
-  thread.enqueue_deferred_work(node.work);
+  NodeIncrement change = node.increment(strong, internal, target_thread != nullptr);
+  if (change.action != NodeOwnerAction::kNone)
+    node.proc->carry_out(node, change.action, target_thread);
+  return change.error;
 }
 
 // binder_dec_node_nilocked. Returns the node when this was its last reference: it is gone from
-// its owner's tree (or the dead list) and the caller drops it after unlocking.
+// its owner's tree and the caller drops it after unlocking.
 std::shared_ptr<Node> Proc::dec_node_nilocked(Node& node, bool strong, bool internal) {
-  Proc* owner = node.proc.get();
-  if (strong) {
-    if (internal)
-      node.internal_strong_refs--;
-    else
-      node.local_strong_refs--;
-    if (node.local_strong_refs || node.internal_strong_refs) return nullptr;
-  } else {
-    if (!internal) node.local_weak_refs--;
-    if (node.local_weak_refs || node.tmp_refs || !node.refs.empty()) return nullptr;
-  }
-  if (owner && (node.has_strong_ref || node.has_weak_ref)) {
-    // Userspace holds references it must now drop: BR_RELEASE / BR_DECREFS (S6.5).
-    if (!node.work.queued()) owner->queue_node_work(node);
-    return nullptr;
-  }
-  if (!node.unreferenced() || !owner) return nullptr;  // a dead node just goes with its last ref
-  return owner->erase_node(node);
+  NodeOwnerAction action = node.decrement(strong, internal);
+  if (action == NodeOwnerAction::kNone) return nullptr;
+  return node.proc->carry_out(node, action, nullptr);
 }
 
-void Proc::queue_node_work(Node& node) {
+// The owner's part of a count change: `node` is ours and the caller holds our inner lock with the
+// node's (NodeInnerGuard). The sending thread is one of ours, so that lock is the thread's too.
+std::shared_ptr<Node> Proc::carry_out(Node& node, NodeOwnerAction action, Thread* sender) {
   assume_inner_locked();
-  todo_.push_back(node.work);
-  wakeup_proc();
+  switch (action) {
+    case NodeOwnerAction::kNone:
+      break;
+    case NodeOwnerAction::kMoveToSender:
+    case NodeOwnerAction::kQueueOnSender: {
+      assume_locked(*sender);
+      DequeuedWork moved;
+      if (action == NodeOwnerAction::kMoveToSender) moved = WorkList::unlink(node.work);
+      sender->enqueue_deferred_work(node.work);
+      break;
+    }
+    case NodeOwnerAction::kQueueOnOwner:
+      todo_.push_back(node.work);
+      wakeup_proc();
+      break;
+    case NodeOwnerAction::kErase:
+      return erase_node(node);
+  }
+  return nullptr;
 }
 
 // The node leaves the tree; the caller drops the returned reference after unlocking.
@@ -120,8 +98,8 @@ void Proc::dec_node(Node& node, bool strong, bool internal) {
 void Proc::put_node(Node& node) {
   std::shared_ptr<Node> freed;
   NodeInnerGuard guard(node);
-  node.tmp_refs--;
-  freed = dec_node_nilocked(node, false, true);
+  if (NodeOwnerAction action = node.put_tmp_ref(); action != NodeOwnerAction::kNone)
+    freed = node.proc->carry_out(node, action, nullptr);
 }
 
 // binder_get_node: this proc's node for `ptr`, with a temporary reference.
@@ -140,7 +118,7 @@ NodeTmpRef Proc::new_node(const flat_binder_object* fp) {
   auto node = std::make_shared<Node>(driver_.next_debug_id(), shared_from_this(), fp, lock_policy_);
   sync::LockGuard guard(inner_lock_);
   auto [it, inserted] = nodes_.emplace(ptr, node);
-  if (inserted) count_object(*this, node->counter, ObjStat::kNode);
+  if (inserted) count_object(node->counter, ObjStat::kNode);
   it->second->tmp_refs++;
   return NodeTmpRef(it->second);
 }
@@ -162,7 +140,7 @@ Ref& Proc::ref_for_node(Node& node) {
   const std::uint32_t desc = refs_.lowest_free_desc(node.is_context_manager ? 0 : 1);
   Ref& added = refs_.add(std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
                                                node.shared_from_this(), node.lock, desc));
-  count_object(*this, added.counter, ObjStat::kRef);
+  count_object(added.counter, ObjStat::kRef);
   sync::LockGuard guard(node.lock);
   node.refs.push_front(added);
   return added;

@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <linux/ioctl.h>
 
-#include "core/driver.h"
-#include "core/proc.h"
-
 namespace cused::core {
 namespace {
 
@@ -80,8 +77,6 @@ std::atomic<int>* counter_for(std::array<std::atomic<int>, N>& counts, std::uint
   return nr < N ? &counts[nr] : nullptr;
 }
 
-Stats& driver_stats(Proc& proc) { return *proc.device().driver().stats(); }
-
 }  // namespace
 
 void Stats::count_command(std::uint32_t cmd) {
@@ -112,20 +107,6 @@ void Stats::print(std::string& out, std::string_view prefix) const {
       fmt::format_to(std::back_inserter(out), "{}{}: active {} total {}\n", prefix, kObjNames[i],
                      created - deleted, created);
   }
-}
-
-void count_command(Proc& proc, std::uint32_t cmd) {
-  proc.stats().count_command(cmd);
-  driver_stats(proc).count_command(cmd);
-}
-
-void count_return(Proc& proc, std::uint32_t cmd) {
-  proc.stats().count_return(cmd);
-  driver_stats(proc).count_return(cmd);
-}
-
-void count_object(Proc& proc, ObjCounter& counter, ObjStat type) {
-  counter.attach(proc.device().driver().stats(), type);
 }
 
 std::span<const std::string_view> command_names() { return kCommandNames; }

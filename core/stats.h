@@ -15,8 +15,6 @@
 
 namespace cused::core {
 
-class Proc;
-
 // binder_stat_types, in the kernel's order (the order `stats` prints them in).
 enum class ObjStat : std::uint8_t {
   kProc,
@@ -87,12 +85,6 @@ class ObjCounter {
   std::shared_ptr<Stats> stats_;
   ObjStat type_ = ObjStat::kProc;
 };
-
-// binder_stat_br / the BC_ count of binder_thread_write: the proc's and the driver's counters.
-void count_command(Proc& proc, std::uint32_t cmd);
-void count_return(Proc& proc, std::uint32_t cmd);
-// Attaches `counter` to the driver of `proc`.
-void count_object(Proc& proc, ObjCounter& counter, ObjStat type);
 
 // The kernel's names: "BC_TRANSACTION", "BR_REPLY", "transaction_complete"; "" when unknown.
 std::string_view command_name(std::uint32_t cmd);

@@ -52,7 +52,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
   }
   plan.t = std::make_shared<Transaction>(Transaction::Params{
       debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply, thread_nice(thread)});
-  count_object(*this, plan.t->counter, ObjStat::kTransaction);
+  count_object(plan.t->counter, ObjStat::kTransaction);
   if (!reply && !(tr.flags & TF_ONE_WAY)) {
     sync::LockGuard guard(plan.t->lock);
     plan.t->from = thread.shared_from_this();
@@ -68,7 +68,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
     }
     plan.t->target_node = plan.target_node.shared();
     plan.tcomplete = std::make_shared<CompleteWork>();
-    count_object(*this, plan.tcomplete->counter, ObjStat::kTransactionComplete);
+    count_object(plan.tcomplete->counter, ObjStat::kTransactionComplete);
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
   }
   if (!error) error = deliver(thread, plan);

@@ -3,7 +3,6 @@
 #include <cassert>
 #include <utility>
 
-#include "core/proc.h"
 #include "core/thread.h"
 
 namespace cused::core {
@@ -30,8 +29,9 @@ WakeScope& WakeScope::current() {
   return *current_scope;
 }
 
-void WakeScope::resume(std::shared_ptr<Thread> thread, std::unique_ptr<PendingRead> read) {
-  resumptions_.push_back({std::move(thread), std::move(read)});
+void WakeScope::resume(ReadResumer& resumer, std::shared_ptr<Thread> thread,
+                       std::unique_ptr<PendingRead> read) {
+  resumptions_.push_back({&resumer, std::move(thread), std::move(read)});
 }
 
 void WakeScope::notify(std::shared_ptr<PollWaiter> waiter) {
@@ -53,8 +53,7 @@ void WakeScope::drain() {
         resumptions_.clear();
         resumed_ = 0;
       }
-      Proc& proc = *next.thread->proc;
-      proc.resume_read(next.thread, std::move(next.read));
+      next.resumer->resume_read(next.thread, std::move(next.read));
       continue;
     }
     if (!waiters_.empty()) {

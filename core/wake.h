@@ -22,6 +22,17 @@ namespace cused::core {
 class Thread;
 struct PendingRead;
 
+// Who runs a woken read: the proc whose thread was woken (core/proc.h). The scope sees it only
+// through this, so waking sits below the proc that wakes.
+class ReadResumer {
+ public:
+  virtual void resume_read(const std::shared_ptr<Thread>& thread,
+                           std::unique_ptr<PendingRead> read) = 0;
+
+ protected:
+  ~ReadResumer() = default;
+};
+
 class WakeScope {
  public:
   // `current_tid`: the tid whose request this daemon thread serves (the kernel's `current`).
@@ -37,13 +48,16 @@ class WakeScope {
   static WakeScope& current();
 
   pid_t current_tid() const { return current_tid_; }
-  void resume(std::shared_ptr<Thread> thread, std::unique_ptr<PendingRead> read);
+  // `resumer` is the thread's proc, which `thread` keeps alive.
+  void resume(ReadResumer& resumer, std::shared_ptr<Thread> thread,
+              std::unique_ptr<PendingRead> read);
   void notify(std::shared_ptr<PollWaiter> waiter);
   // The request this scope serves, answered after the woken reads ran.
   void answer(std::unique_ptr<Completion> completion, long result, std::span<const std::byte> out);
 
  private:
   struct Resumption {
+    ReadResumer* resumer;
     std::shared_ptr<Thread> thread;
     std::unique_ptr<PendingRead> read;
   };

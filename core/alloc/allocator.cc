@@ -502,7 +502,8 @@ bool Allocator::begin_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   return true;
 }
 
-void Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+std::size_t Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+  const std::size_t bytes = page_size_;
   if (variant_.lock != LockVariant::spin) page.installed_.store(false, std::memory_order_release);
   file_.punch_hole(page.index() * page_size_, page_size_);
   {
@@ -519,6 +520,7 @@ void Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
     --reclaims_in_flight_;
   }
   lru.reclaim_done();
+  return bytes;
 }
 
 }  // namespace cused::core::alloc

@@ -110,7 +110,7 @@ struct AllocatorStats : SpaceTotals {
 // S9.8: "allocated: N (num: N largest: N), free: N (num: N largest: N)".
 std::string format_totals(const SpaceTotals& totals);
 
-class Allocator {
+class Allocator final : public PageOwner {
  public:
   Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorOptions options = {});
   // Runs release().
@@ -228,14 +228,8 @@ class Allocator {
   // runs under the LRU lock, try-locks what the variant prescribes and isolates the page;
   // finish_reclaim punches it and releases those locks. The locks are held across the two
   // calls, which the analysis cannot follow.
-  bool begin_reclaim(Page& page) CUSED_REQUIRES(lru_.lock_);
-  // PageLru::reclaim holds its own lock, which is this allocator's lru_.lock_; this tells the
-  // analysis that the two names are one lock.
-  void assert_lru_locked(const PageLru& lru) const CUSED_ASSERT_CAPABILITY(lru_.lock_) {
-    assert(&lru == &lru_);
-    (void)lru;
-  }
-  void finish_reclaim(Page& page);  // called without the LRU lock
+  bool begin_reclaim(Page& page) override;          // under lru_.lock_
+  std::size_t finish_reclaim(Page& page) override;  // without it
 
   BufferFile& file_;
   const Variant variant_;

@@ -9,11 +9,29 @@
 
 #include <atomic>
 #include <boost/intrusive/list_hook.hpp>
+#include <cstddef>
 #include <cstdint>
 
 namespace cused::core::alloc {
 
-class Allocator;
+class Page;
+
+// The allocator whose buffer space a page is. The LRU's reclaim walk (page_lru.h) reaches it only
+// through this, as list_lru_walk reaches binder_alloc_free_page through its callback: the LRU sits
+// below the allocators that put pages on it.
+class PageOwner {
+ public:
+  // Called with the LRU's lock held: try-locks what the owner's variant prescribes and isolates
+  // the page. False: the owner is busy, the page stays (LRU_SKIP).
+  virtual bool begin_reclaim(Page& page) = 0;
+  // Called without the LRU's lock, after a true begin_reclaim: punches the page out of the
+  // memfd and releases what begin_reclaim took. Returns the bytes given back. The owner may be
+  // gone once this returns.
+  virtual std::size_t finish_reclaim(Page& page) = 0;
+
+ protected:
+  ~PageOwner() = default;
+};
 
 enum class PageState : std::uint8_t { free, active, lru };
 
@@ -23,11 +41,11 @@ class Page {
   Page(const Page&) = delete;
   Page& operator=(const Page&) = delete;
 
-  void init(Allocator* owner, std::uint32_t index) {
+  void init(PageOwner* owner, std::uint32_t index) {
     owner_ = owner;
     index_ = index;
   }
-  Allocator& owner() const { return *owner_; }
+  PageOwner& owner() const { return *owner_; }
   std::uint32_t index() const { return index_; }
 
  private:
@@ -44,7 +62,7 @@ class Page {
   // installation with reclaim in the variant (the metadata mutex, the install mutex, or nothing
   // in the racy spin variant), read elsewhere, hence atomic.
   std::atomic<bool> installed_{false};
-  Allocator* owner_ = nullptr;
+  PageOwner* owner_ = nullptr;
   std::uint32_t index_ = 0;
 };
 

@@ -2,8 +2,8 @@
 
 #include <cassert>
 
-#include "core/alloc/allocator.h"
 #include "core/sync/futex.h"
+#include "core/sync/lock_guard.h"
 
 namespace cused::core::alloc {
 
@@ -62,8 +62,7 @@ ReclaimResult PageLru::reclaim(std::size_t max_pages) {
   while (visited < max_pages && it != list_.end()) {
     ++visited;
     Page& page = *it;
-    Allocator& owner = page.owner();
-    owner.assert_lru_locked(*this);
+    PageOwner& owner = page.owner();
     if (!owner.begin_reclaim(page)) {
       ++result.skipped;
       ++it;
@@ -71,10 +70,8 @@ ReclaimResult PageLru::reclaim(std::size_t max_pages) {
     }
     lock_.unlock();
     if (hook) hook(ReclaimPoint{owner, page.index()});
-    std::size_t page_size = owner.page_size();
-    owner.finish_reclaim(page);
+    result.bytes += owner.finish_reclaim(page);
     ++result.pages;
-    result.bytes += page_size;
     lock_.lock();
     it = list_.begin();
   }

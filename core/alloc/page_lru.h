@@ -26,7 +26,7 @@ struct ReclaimResult {
 // Where the shrinker stands when the test hook runs: the page is off the LRU ("isolated") and
 // not yet punched.
 struct ReclaimPoint {
-  const Allocator& allocator;
+  const PageOwner& owner;
   std::size_t page_index;
 };
 

@@ -2,7 +2,7 @@
 
 namespace cused::core::alloc {
 
-void PageTable::reset(Allocator* owner, std::size_t page_count) {
+void PageTable::reset(PageOwner* owner, std::size_t page_count) {
   owner_ = owner;
   page_count_ = page_count;
   chunk_pages_ =

@@ -20,7 +20,7 @@ class PageTable {
   explicit PageTable(PageTableVariant variant) : variant_(variant) {}
 
   // Sizes the table for `page_count` pages; eager tables allocate every Page now.
-  void reset(Allocator* owner, std::size_t page_count);
+  void reset(PageOwner* owner, std::size_t page_count);
   std::size_t page_count() const { return page_count_; }
   // The page, or nullptr when its chunk was never needed (lazy): such a page is free.
   Page* find(std::size_t index) const {
@@ -43,7 +43,7 @@ class PageTable {
   void create_chunk(std::size_t chunk);
 
   const PageTableVariant variant_;
-  Allocator* owner_ = nullptr;
+  PageOwner* owner_ = nullptr;
   std::size_t page_count_ = 0;
   std::size_t chunk_pages_ = 1;
   // One slot per chunk, sized once by reset() and never resized, so a slot's address is stable.

@@ -346,8 +346,8 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
     return static_cast<void>(fuse::reply_err(req, EIO));
   }
   core::OpenerIdentity opener = opener_of(*ctx);
-  auto proc = device->open(
-      opener, std::move(buffers),
+  auto proc = core::Proc::open(
+      device, opener, std::move(buffers),
       std::make_unique<MapsFinder>(opener.pid, mount_device_.load(std::memory_order_relaxed), ino));
   auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK, ino);
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());

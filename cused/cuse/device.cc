@@ -73,7 +73,7 @@ void Device::open(fuse_req_t req, fuse_file_info* fi) {
   } catch (const std::system_error& error) {
     return reply_error(req, error.code().value());
   }
-  auto proc = device_->open(opener, std::move(buffers),
+  auto proc = core::Proc::open(device_, opener, std::move(buffers),
                             std::make_unique<ShimMappingFinder>(mapping, name()));
   auto file = std::make_unique<OpenFile>(std::move(proc), (fi->flags & O_NONBLOCK) != 0,
                                          std::move(mapping));

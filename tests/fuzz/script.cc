@@ -241,7 +241,7 @@ class Runner {
     next_pid_ += 100;
     auto file = host::MemfdBufferFile::create("cused-fuzz", std::max<std::size_t>(space, 4096));
     const core::BufferFile& buffers = *file;
-    slot.proc = device_->open(core::OpenerIdentity{slot.pid, slot.pid, 1000}, std::move(file),
+    slot.proc = core::Proc::open(device_, core::OpenerIdentity{slot.pid, slot.pid, 1000}, std::move(file),
                               std::make_unique<ScriptMapping>(buffers, space));
     if (variant & kWithFiles) slot.files = file_table(slot.pid, variant & kCloseRefused);
     if (space)

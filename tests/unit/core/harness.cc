@@ -340,7 +340,7 @@ Client::Client(Env& env, pid_t pid, uid_t euid, bool mapped, std::size_t space)
   auto buffers = host::MemfdBufferFile::create("cused-test", space);
   buffers_ = buffers.get();
   auto finder = std::make_unique<TestMapping>(mapped_, *buffers_);
-  proc_ = env_.device->open(OpenerIdentity{pid, pid, euid}, std::move(buffers), std::move(finder));
+  proc_ = Proc::open(env_.device, OpenerIdentity{pid, pid, euid}, std::move(buffers), std::move(finder));
 }
 
 testing::FakeFiles& Client::give_files(int max_fds) {
