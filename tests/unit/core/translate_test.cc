@@ -110,7 +110,7 @@ TEST_F(ObjectTest, UnknownHandleObjectFails_S5_2) {
 
 // S5.3: FUSE callers have no file table the driver could take fds from or install them in, so
 // an fd fails as one to a target that does not accept fds, even to a node with ACCEPTS_FDS
-// (fd_test.cc has fds between callers that have one).
+// (passed_files_test.cc has fds between callers that have one).
 TEST_F(ObjectTest, FdObjectWithoutFileTablesFailsWithEperm_S5_3) {
   const std::uint32_t handle =
       fetch(publish(kServicePtr, kServiceCookie, FLAT_BINDER_FLAG_ACCEPTS_FDS));
