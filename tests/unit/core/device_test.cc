@@ -1,13 +1,15 @@
-// docs/design.md section 5, "variants, live": Device::set_options applies to procs opened
+// core/device.cc: a device's options. docs/design.md section 5, "variants, live":
+// Device::set_options applies to procs opened
 // afterwards; procs already open keep the variant they opened with, in what they report
 // (Proc::options(), for stats and logs) and in what runs (their allocator's lock design and page
 // table).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <variant>
 
 #include "core/device_variant.h"
-#include "tests/unit/core/harness.h"
+#include "tests/unit/core/world.h"
 
 namespace cused::core::test {
 namespace {
@@ -62,6 +64,68 @@ TEST(LiveVariant, ChangeKeepsTheLabelSource) {
   ASSERT_TRUE(labels);
   env.device->set_options(variant("defer_complete=off", env.device->options()));
   EXPECT_EQ(env.device->options().labels, labels);
+}
+
+// lock_policy= reaches the allocator (issue 9, docs/locking.md): a proc's allocator mutex (the
+// metadata lock of alloc_lock=mutex, the install lock of alloc_lock=spin-install) is built with the
+// policy of the device variant the proc opened under; a later change of the variant applies to
+// procs opened afterwards only (docs/design.md section 5). The engine's StressTest/* runs
+// concurrent calls under every policy, through these allocator locks as well.
+
+class VariantLocksTest : public ::testing::TestWithParam<sync::LockPolicy> {};
+
+TEST_P(VariantLocksTest, AllocatorMutexTakesTheDevicesLockPolicy) {
+  DeviceOptions options = variant("alloc_lock=mutex");
+  options.lock_policy = GetParam();
+  Env env(options);
+  Client client(env, 100);
+  const alloc::Allocator& allocator = client.proc().allocator();
+  EXPECT_EQ(allocator.lock_policy(), GetParam());
+  EXPECT_EQ(allocator.metadata_lock_policy(), GetParam());
+  EXPECT_EQ(allocator.install_lock_policy(), GetParam());
+}
+
+// The install lock of spin-install is the allocator's one mutex there; it follows the policy too.
+TEST_P(VariantLocksTest, SpinInstallsInstallLockTakesTheDevicesLockPolicy) {
+  DeviceOptions options = variant("alloc_lock=spin-install");
+  options.lock_policy = GetParam();
+  Env env(options);
+  Client client(env, 100);
+  EXPECT_EQ(client.proc().allocator().install_lock_policy(), GetParam());
+}
+
+TEST(VariantLocks, AChangedPolicyAppliesToProcsOpenedAfterwards) {
+  Env env(variant("alloc_lock=mutex,lock_policy=handoff"));
+  Client before(env, 100);
+  env.device->set_options(variant("alloc_lock=mutex,lock_policy=steal"));
+  Client after(env, 200);
+  EXPECT_EQ(before.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kHandoff);
+  EXPECT_EQ(after.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kSteal);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, VariantLocksTest, ::testing::ValuesIn(sync::kLockPolicies),
+                         [](const auto& info) { return policy_param_name(info.param); });
+
+using LiveVariantTest = World;
+
+// docs/design.md section 5: a changed device variant applies to procs opened afterwards only.
+TEST_F(LiveVariantTest, OptionChangeAppliesToLaterProcs_TF_DEFER_COMPLETE) {
+  env.device->set_options(DeviceOptions{{}, /*defer_complete=*/false, nullptr});
+  EXPECT_FALSE(env.device->options().defer_complete);
+  auto serve_once = [&](Client& server, pid_t tid) {
+    Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+    binder_transaction_data tr = read_now(server, tid).tr();
+    Call served = server.write_read(
+        tid, Commands().free_buffer(tr.data.ptr.buffer).reply(uapi::TF_DEFER_COMPLETE));
+    write_ok(client, kClientMain, Commands().free_buffer(call.tr().data.ptr.buffer));
+    return served.done();
+  };
+  EXPECT_FALSE(serve_once(sm, kSmLooper)) << "the manager opened before keeps deferring";
+  sm.release();
+  Client later{env, 400};
+  ASSERT_EQ(later.ioctl(401, BINDER_SET_CONTEXT_MGR), 0);
+  warm(later, 401);
+  EXPECT_TRUE(serve_once(later, 401)) << "a proc opened after the change does not";
 }
 
 }  // namespace
