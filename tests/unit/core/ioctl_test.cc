@@ -10,30 +10,6 @@ namespace {
 
 constexpr pid_t kPid = 100, kTid = 101;
 
-// S0.1, S2: what binder_ioctl copies for each command. The two that Android calls with NULL
-// (libbinder's thread exit, Android 10's servicemanager) read nothing; so does every command it
-// refuses with EINVAL. No argument is larger than the frontends' buffer for it.
-TEST(Ioctl, KernelArgumentCopiesMatchBinderIoctl_S0_1_S2) {
-  for (unsigned cmd : std::initializer_list<unsigned>{BINDER_THREAD_EXIT, BINDER_SET_CONTEXT_MGR,
-                                                      BINDER_SET_IDLE_TIMEOUT, 0xc0046299u}) {
-    IoctlArgument argument = kernel_ioctl_argument(cmd);
-    EXPECT_EQ(argument.copy_in, 0u) << std::hex << cmd;
-    EXPECT_EQ(argument.copy_out, 0u) << std::hex << cmd;
-  }
-  EXPECT_EQ(kernel_ioctl_argument(BINDER_VERSION).copy_in, 0u) << "put_user only";
-  EXPECT_EQ(kernel_ioctl_argument(BINDER_VERSION).copy_out_errno, EINVAL);
-  EXPECT_EQ(kernel_ioctl_argument(BINDER_GET_EXTENDED_ERROR).copy_in, 0u) << "copy_to_user only";
-  EXPECT_EQ(kernel_ioctl_argument(BINDER_SET_MAX_THREADS).copy_out, 0u);
-  for (unsigned cmd :
-       std::initializer_list<unsigned>{BINDER_WRITE_READ, BINDER_GET_NODE_INFO_FOR_REF,
-                                       BINDER_GET_NODE_DEBUG_INFO, BINDER_GET_FROZEN_INFO}) {
-    IoctlArgument argument = kernel_ioctl_argument(cmd);
-    EXPECT_EQ(argument.copy_in, _IOC_SIZE(cmd));
-    EXPECT_EQ(argument.copy_out, _IOC_SIZE(cmd));
-    EXPECT_LE(argument.copy_in, sizeof(binder_write_read));
-  }
-}
-
 // S2.7
 TEST(Ioctl, VersionIsProtocol8_S2_7) {
   Env env;
@@ -160,59 +136,6 @@ TEST(Ioctl, ExtendedErrorStartsClear_S2_14) {
   EXPECT_EQ(ee.id, 0u);
   EXPECT_EQ(ee.command, BR_OK);
   EXPECT_EQ(ee.param, 0);
-}
-
-// S3.1: an unknown command fails the ioctl with EINVAL, write_consumed at it, read_consumed 0,
-// and no read happens.
-TEST(Ioctl, UnknownCommandStopsWriteWithEinval_S3_1) {
-  Env env;
-  Client client{env, kPid};
-  Commands commands = Commands().u32(BC_ENTER_LOOPER);
-  const std::size_t first = commands.bytes.size();
-  commands.u32(0x12345678);
-  Call call = client.write_read(kTid, commands, 256, false, /*read_consumed=*/8);
-  ASSERT_TRUE(call.done());
-  EXPECT_EQ(call.result(), -EINVAL);
-  EXPECT_EQ(call.bwr().write_consumed, first);
-  EXPECT_EQ(call.bwr().read_consumed, 0u);
-}
-
-// S3.1: BC_ATTEMPT_ACQUIRE and BC_ACQUIRE_RESULT were never supported.
-TEST(Ioctl, AttemptAcquireAndAcquireResultAreEinval_S3_1) {
-  Env env;
-  Client client{env, kPid};
-  EXPECT_EQ(client.write(kTid, Commands().u32(BC_ATTEMPT_ACQUIRE).u64(0)).result(), -EINVAL);
-  EXPECT_EQ(client.write(kTid, Commands().u32(BC_ACQUIRE_RESULT).u32(0)).result(), -EINVAL);
-}
-
-// S3.1: an unreadable command or payload is EFAULT with write_consumed at the command; a
-// payload may run past write_size, as get_user reads it.
-TEST(Ioctl, UnreadableCommandIsEfault_S3_1) {
-  Env env;
-  Client client{env, kPid};
-  binder_write_read bwr{};
-  bwr.write_buffer = 0x10;
-  bwr.write_size = 4;
-  Call bad = client.submit(kTid, bwr);
-  ASSERT_TRUE(bad.done());
-  EXPECT_EQ(bad.result(), -EFAULT);
-  EXPECT_EQ(bad.bwr().write_consumed, 0u);
-
-  // BC_ENTER_LOOPER, then BC_FREE_BUFFER whose payload is cut off by the end of readable memory.
-  auto* page = static_cast<std::byte*>(
-      mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(page, MAP_FAILED);
-  ASSERT_EQ(munmap(page + 4096, 4096), 0);
-  std::uint32_t cmds[2] = {BC_ENTER_LOOPER, BC_FREE_BUFFER};
-  std::memcpy(page + 4096 - 8, cmds, 8);
-  bwr = {};
-  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(page + 4096 - 8);
-  bwr.write_size = 8;
-  Call cut = client.submit(kTid, bwr);
-  ASSERT_TRUE(cut.done());
-  EXPECT_EQ(cut.result(), -EFAULT);
-  EXPECT_EQ(cut.bwr().write_consumed, 4u);
-  munmap(page, 4096);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// Engine-wide suite (no one core concept; docs/design.md section 7, tests/unit_test_layout.py).
 // The engine under real concurrency: caller threads and pool threads of several procs issue
 // ioctls at once, as the daemon's request threads do. Test threads wait on their own completions;
 // the engine never blocks, and a parked read is completed by whichever thread delivers to it.

@@ -108,18 +108,6 @@ TEST_F(ObjectTest, UnknownHandleObjectFails_S5_2) {
   EXPECT_EQ(extended_error(client, kClientMain).param, -EINVAL);
 }
 
-// S5.3: FUSE callers have no file table the driver could take fds from or install them in, so
-// an fd fails as one to a target that does not accept fds, even to a node with ACCEPTS_FDS
-// (fd_test.cc has fds between callers that have one).
-TEST_F(ObjectTest, FdObjectWithoutFileTablesFailsWithEperm_S5_3) {
-  const std::uint32_t handle =
-      fetch(publish(kServicePtr, kServiceCookie, FLAT_BINDER_FLAG_ACCEPTS_FDS));
-  Call call =
-      client.write_read(kClientMain, Commands().transaction(handle, 1, TF_ONE_WAY, Parcel().fd(0)));
-  EXPECT_EQ(call.names(), "BR_NOOP BR_FAILED_REPLY");
-  EXPECT_EQ(extended_error(client, kClientMain).param, -EPERM);
-}
-
 // S5.7 / S11.12: a failure at the second object undoes the first: no ref stays in the target,
 // the sender's node goes away again without a word to userspace.
 TEST_F(ObjectTest, FailureUnwindsEarlierObjects_S5_7) {

@@ -153,5 +153,37 @@ TEST_F(PayloadReadTest, PayloadInOwnMappingIsReadAfterTheCommandsBeforeIt_S4_11)
   EXPECT_EQ(object_at<std::uint32_t>(reply, 4), 0u);
 }
 
+constexpr pid_t kPid = 100, kTid = 101;
+
+// S3.1: an unreadable command or payload is EFAULT with write_consumed at the command; a
+// payload may run past write_size, as get_user reads it.
+TEST(UserReader, UnreadableCommandIsEfault_S3_1) {
+  Env env;
+  Client client{env, kPid};
+  binder_write_read bwr{};
+  bwr.write_buffer = 0x10;
+  bwr.write_size = 4;
+  Call bad = client.submit(kTid, bwr);
+  ASSERT_TRUE(bad.done());
+  EXPECT_EQ(bad.result(), -EFAULT);
+  EXPECT_EQ(bad.bwr().write_consumed, 0u);
+
+  // BC_ENTER_LOOPER, then BC_FREE_BUFFER whose payload is cut off by the end of readable memory.
+  auto* page = static_cast<std::byte*>(
+      mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(page, MAP_FAILED);
+  ASSERT_EQ(munmap(page + 4096, 4096), 0);
+  std::uint32_t cmds[2] = {BC_ENTER_LOOPER, BC_FREE_BUFFER};
+  std::memcpy(page + 4096 - 8, cmds, 8);
+  bwr = {};
+  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(page + 4096 - 8);
+  bwr.write_size = 8;
+  Call cut = client.submit(kTid, bwr);
+  ASSERT_TRUE(cut.done());
+  EXPECT_EQ(cut.result(), -EFAULT);
+  EXPECT_EQ(cut.bwr().write_consumed, 4u);
+  munmap(page, 4096);
+}
+
 }  // namespace
 }  // namespace cused::core::test

@@ -1,64 +1,21 @@
-// binder_logs (S10.6): the kernel's text formats, parsed back and checked against the state the
-// test built (threads, nodes, refs, buffers, pages, counters, transaction rings).
+// core/debug_print.cc: binder_logs (S10.6): the kernel's text formats, parsed back and checked
+// against the state the test built (threads, nodes, refs, buffers, pages, counters, transaction
+// rings).
+#include "core/debug_print.h"
+
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <set>
 #include <sstream>
 
-#include "core/debug_print.h"
 #include "core/device_variant.h"
-#include "tests/binder_logs_text.h"
-#include "tests/unit/core/world.h"
+#include "tests/unit/core/logs_world.h"
 
 namespace cused::core::test {
 namespace {
 
-using cused::testing::lines_of;
-using cused::testing::matching;
-using cused::testing::proc_block;
-using cused::testing::value_of;
-
-class LogsTest : public World {
- protected:
-  Driver& driver() { return *env.driver; }
-  std::string stats() {
-    std::vector<std::shared_ptr<Device>> devices{env.device};
-    return DebugPrint::stats(driver(), devices);
-  }
-};
-
-// S10.6 `stats`: global counters, object counts, and per proc the numbers the test created.
-TEST_F(LogsTest, StatsCountCommandsReturnsAndObjects_S10_6) {
-  publish();
-  auto global = lines_of(stats());
-  ASSERT_FALSE(global.empty());
-  EXPECT_EQ(global[0], "binder stats:");
-  // publish(): the server's oneway, its two *_DONE; the manager's INCREFS/ACQUIRE/FREE_BUFFER.
-  EXPECT_EQ(value_of(global, "BC_TRANSACTION: "), 1);
-  EXPECT_EQ(value_of(global, "BC_INCREFS_DONE: "), 1);
-  EXPECT_EQ(value_of(global, "BC_FREE_BUFFER: "), 1);
-  EXPECT_EQ(value_of(global, "BR_TRANSACTION: "), 1);
-  EXPECT_EQ(value_of(global, "BR_TRANSACTION_COMPLETE: "), 1);
-  EXPECT_EQ(value_of(global, "BR_NOOP: "), -1);  // the read's opening BR_NOOP is not counted
-  EXPECT_EQ(matching(global, "proc: active 3 total 3").size(), 1u);
-  EXPECT_EQ(matching(global, "thread: active 6 total 6").size(), 1u);
-  // The manager's node and the service node; the manager's ref to the service.
-  EXPECT_EQ(matching(global, "node: active 2 total 2").size(), 1u);
-  EXPECT_EQ(matching(global, "ref: active 1 total 1").size(), 1u);
-  EXPECT_EQ(matching(global, "transaction: active 0 total 1").size(), 1u);
-  EXPECT_EQ(matching(global, "transaction_complete: active 0 total 1").size(), 1u);
-  EXPECT_EQ(matching(global, "device binder").size(), 1u);
-
-  auto server_block = proc_block(stats(), kServer);
-  EXPECT_EQ(value_of(server_block, "  BC_TRANSACTION: "), 1);
-  EXPECT_EQ(value_of(server_block, "  BR_INCREFS: "), 1);
-  EXPECT_EQ(value_of(server_block, "  BR_ACQUIRE: "), 1);
-  EXPECT_EQ(value_of(server_block, "  BC_FREE_BUFFER: "), -1);  // that was the manager's
-  auto sm_block = proc_block(stats(), kSm);
-  EXPECT_EQ(value_of(sm_block, "  BC_FREE_BUFFER: "), 1);
-  EXPECT_EQ(value_of(sm_block, "  BR_TRANSACTION: "), 1);
-}
+using LogsTest = LogsWorld;
 
 // S10.6 / S9.12: a proc's stats block, with a call in flight to the server.
 TEST_F(LogsTest, ProcStatsBlockMatchesTheState_S10_6) {
@@ -200,48 +157,6 @@ TEST_F(LogsTest, ProcFileShowsOnePid_S10_6) {
   EXPECT_EQ(text.rfind("binder proc state:\nproc 300\ncontext binder\n", 0), 0u) << text;
   EXPECT_TRUE(proc_block(text, kSm).empty());
   EXPECT_EQ(DebugPrint::proc(driver(), 4242), "");
-}
-
-// S10.6 transaction_log / failed_transaction_log (S4.14): every transaction, and the failures
-// with their BR_ code and errno.
-TEST_F(LogsTest, TransactionLogsRecordCallsAndFailures_S4_14) {
-  publish();
-  auto log = lines_of(driver().transaction_log().print());
-  ASSERT_EQ(log.size(), 1u);
-  EXPECT_TRUE(std::regex_match(
-      log[0], std::regex("\\d+: async from 300:301 to 100:0 context binder node \\d+ handle 0 "
-                         "size 24:8 ret 0/0 l=0")))
-      << log[0];
-  EXPECT_EQ(driver().failed_transaction_log().print(), "");
-
-  Call bad = client.write_read(kClientMain, Commands().transaction(77, 1, 0));
-  auto failed = lines_of(driver().failed_transaction_log().print());
-  ASSERT_EQ(failed.size(), 1u);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_match(
-      failed[0], m,
-      std::regex("(\\d+): call  from 200:201 to 0:0 context binder node 0 handle 77 size 0:0 "
-                 "ret (\\d+)/(-?\\d+) l=(\\d+)")))
-      << failed[0];
-  EXPECT_EQ(std::stoul(m[2]), BR_FAILED_REPLY);
-  EXPECT_EQ(std::stoi(m[3]), -EINVAL);
-  EXPECT_GT(std::stoi(m[4]), 0);
-  EXPECT_EQ(lines_of(driver().transaction_log().print()).back(), failed[0]);
-  (void)bad;
-}
-
-// The rings keep the last 32 entries, oldest first.
-TEST_F(LogsTest, TransactionLogKeepsTheLast32_S4_14) {
-  for (int i = 0; i < 40; ++i) client.write_read(kClientMain, Commands().transaction(77, 1, 0));
-  auto failed = lines_of(driver().failed_transaction_log().print());
-  ASSERT_EQ(failed.size(), 32u);
-  int previous = 0;
-  for (const auto& line : failed) {
-    int id = std::stoi(line);
-    EXPECT_GT(id, previous);
-    previous = id;
-  }
-  EXPECT_EQ(driver().transaction_log().entries().size(), 32u);
 }
 
 // S10.6 `state`: a node whose owner died while a ref held it is listed under "dead nodes:", and

@@ -466,5 +466,20 @@ TEST_F(FdToFuseServerTest, TargetThatCannotReceiveFailsWithEperm_S5_3) {
   EXPECT_EQ(server.proc().counts().buffers, 0u);
 }
 
+// Without a file table on either side (FUSE callers throughout).
+using FdWithoutFileTablesTest = World;
+
+// S5.3: FUSE callers have no file table the driver could take fds from or install them in, so
+// an fd fails as one to a target that does not accept fds, even to a node with ACCEPTS_FDS
+// (passed_files_test.cc has fds between callers that have one).
+TEST_F(FdWithoutFileTablesTest, FdObjectWithoutFileTablesFailsWithEperm_S5_3) {
+  const std::uint32_t handle =
+      fetch(publish(kServicePtr, kServiceCookie, FLAT_BINDER_FLAG_ACCEPTS_FDS));
+  Call call =
+      client.write_read(kClientMain, Commands().transaction(handle, 1, TF_ONE_WAY, Parcel().fd(0)));
+  EXPECT_EQ(call.names(), "BR_NOOP BR_FAILED_REPLY");
+  EXPECT_EQ(extended_error(client, kClientMain).param, -EPERM);
+}
+
 }  // namespace
 }  // namespace cused::core::test

@@ -1,4 +1,5 @@
-// Looper state and the thread pool (S8), poll (S1.10), thread exit (S2.6) and proc release (S1.9).
+// core/release.cc: teardown: BINDER_THREAD_EXIT (S2.6) and the release of a whole proc (S1.9),
+// and what each does to the calls, oneways, refs, registrations and reads in flight.
 #include <gtest/gtest.h>
 
 #include "tests/unit/core/world.h"
@@ -6,43 +7,10 @@
 namespace cused::core::test {
 namespace {
 
-using LifecycleTest = World;
-
-// S1.10: a new thread polls readable; an idle one does not; proc work with nobody waiting in a
-// read notifies idle poll threads and makes them readable.
-TEST_F(LifecycleTest, PollReportsWorkAndNotifiesIdlePollers_S1_10) {
-  auto count = std::make_shared<int>(0);
-  EXPECT_EQ(sm.proc().poll(150, std::make_unique<CountingWaiter>(count)), kPollIn);
-  EXPECT_EQ(sm.proc().poll(kSmOther, std::make_unique<CountingWaiter>(count)), 0u);
-  client.write_read(kClientMain, Commands().transaction(0, 1, TF_ONE_WAY));
-  EXPECT_GE(*count, 1);
-  EXPECT_EQ(sm.proc().poll(kSmOther, nullptr), kPollIn);
-  EXPECT_EQ(read_now(sm, kSmOther).names(), "BR_NOOP BR_TRANSACTION");
-}
-
-// S1.10: a deferred completion does not make the fd readable.
-TEST_F(LifecycleTest, DeferredCompleteIsNotPollIn_S1_10) {
-  write_ok(client, kClientMain, Commands().transaction(0, 1, 0));
-  EXPECT_EQ(client.proc().poll(kClientMain, nullptr), 0u);
-}
-
-// S8.2 / S8.3 / S8.4: looper flags.
-TEST_F(LifecycleTest, LooperStateTransitions_S8) {
-  write_ok(sm, kSmLooper, Commands().u32(BC_REGISTER_LOOPER));  // no spawn request: invalid
-  EXPECT_EQ(sm.proc().thread_looper(kSmLooper), kLooperRegistered | kLooperInvalid);
-  write_ok(sm, kSmOther, Commands().u32(BC_ENTER_LOOPER).u32(BC_EXIT_LOOPER));
-  EXPECT_EQ(sm.proc().thread_looper(kSmOther), kLooperEntered | kLooperExited);
-  write_ok(client, kClientMain, Commands().u32(BC_ENTER_LOOPER).u32(BC_REGISTER_LOOPER));
-  EXPECT_EQ(client.proc().thread_looper(kClientMain),
-            kLooperEntered | kLooperRegistered | kLooperInvalid);
-  Call waiting = sm.read(kSmOther);
-  EXPECT_EQ(sm.proc().thread_looper(kSmOther), kLooperEntered | kLooperExited | kLooperWaiting);
-  sm.proc().flush();
-  EXPECT_TRUE(waiting.done());
-}
+using ReleaseTest = World;
 
 // S2.6: after BINDER_THREAD_EXIT the tid is a new thread with fresh looper state.
-TEST_F(LifecycleTest, ThreadExitForgetsTheThread_S2_6) {
+TEST_F(ReleaseTest, ThreadExitForgetsTheThread_S2_6) {
   write_ok(sm, kSmOther, Commands().u32(BC_ENTER_LOOPER));
   EXPECT_EQ(sm.ioctl(kSmOther, BINDER_THREAD_EXIT), 0);
   EXPECT_FALSE(sm.proc().thread_looper(kSmOther));
@@ -53,7 +21,7 @@ TEST_F(LifecycleTest, ThreadExitForgetsTheThread_S2_6) {
 // S2.6 / S4.6: a thread exits while its own nested call is out: the call loses its sender, the
 // incoming call it was serving loses its receiver, and when the nested reply comes back it fails
 // down the chain to the thread waiting on the incoming call.
-TEST_F(LifecycleTest, ReplyToExitedThreadFailsDownTheChain_S2_6) {
+TEST_F(ReleaseTest, ReplyToExitedThreadFailsDownTheChain_S2_6) {
   std::uint32_t handle = publish();
   Call outer = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
   read_now(sm, kSmLooper);
@@ -70,7 +38,7 @@ TEST_F(LifecycleTest, ReplyToExitedThreadFailsDownTheChain_S2_6) {
 }
 
 // S1.9: releasing the manager clears the context's manager slot; handle 0 is then dead.
-TEST_F(LifecycleTest, ManagerReleaseClearsContext_S1_9) {
+TEST_F(ReleaseTest, ManagerReleaseClearsContext_S1_9) {
   sm.release();
   Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
   EXPECT_EQ(call.names(), "BR_NOOP BR_DEAD_REPLY");
@@ -78,19 +46,8 @@ TEST_F(LifecycleTest, ManagerReleaseClearsContext_S1_9) {
   EXPECT_EQ(next.ioctl(401, BINDER_SET_CONTEXT_MGR), 0);
 }
 
-// S1.9 step 1 / S2.10: the driver's list of procs (every device) loses a proc at release.
-TEST_F(LifecycleTest, DriverListsLiveProcsByPid_S1_9) {
-  Env other_device_env;  // a second driver: its procs are not ours
-  Client second_open{env, kClient};
-  EXPECT_EQ(env.driver->procs_of(kClient).size(), 2u);
-  EXPECT_EQ(env.driver->proc_count(), 4u);
-  client.release();
-  EXPECT_EQ(env.driver->procs_of(kClient).size(), 1u);
-  EXPECT_TRUE(other_device_env.driver->procs_of(kClient).empty());
-}
-
 // S1.9: ioctls on a released proc find no thread.
-TEST_F(LifecycleTest, ReleasedProcRefusesIoctls_S1_9) {
+TEST_F(ReleaseTest, ReleasedProcRefusesIoctls_S1_9) {
   client.release();
   binder_version version{};
   EXPECT_EQ(client.ioctl(kClientMain, BINDER_VERSION, version), -EBADF);
@@ -98,7 +55,7 @@ TEST_F(LifecycleTest, ReleasedProcRefusesIoctls_S1_9) {
 
 // S1.9 with everything in flight: calls, refs both ways, registrations, parked reads. Nothing may
 // stay behind (ASan's leak check covers reference cycles), and the survivors keep working.
-TEST_F(LifecycleTest, ReleaseWithEverythingInFlight_S1_9) {
+TEST_F(ReleaseTest, ReleaseWithEverythingInFlight_S1_9) {
   std::uint32_t handle = fetch(publish());
   write_ok(client, kClientMain, Commands().death(BC_REQUEST_DEATH_NOTIFICATION, handle, 0x1));
   Call parked = server.read(kServerOther);
@@ -119,7 +76,7 @@ TEST_F(LifecycleTest, ReleaseWithEverythingInFlight_S1_9) {
 // thread's undelivered oneway is freed, which moves the node's next oneway to the proc queue and
 // wakes the second thread's read. That read runs after the release; it must end, not park again
 // on a thread nobody will ever release (found by tests/fuzz, docs/reliability.md).
-TEST_F(LifecycleTest, ReadWokenDuringReleaseEndsAfterIt_S1_9) {
+TEST_F(ReleaseTest, ReadWokenDuringReleaseEndsAfterIt_S1_9) {
   std::uint32_t handle = fetch(publish());
   write_ok(server, kServerLooper, Commands().u32(BC_ENTER_LOOPER));
   write_ok(server, kServerOther, Commands().u32(BC_ENTER_LOOPER));
@@ -136,6 +93,50 @@ TEST_F(LifecycleTest, ReadWokenDuringReleaseEndsAfterIt_S1_9) {
   ASSERT_TRUE(other.done());
   EXPECT_EQ(other.result(), 0);
   EXPECT_EQ(other.names(), "BR_NOOP");
+}
+
+// S3.6 "target dies while the call is queued": release turns it into BR_DEAD_REPLY (S1.9).
+TEST_F(ReleaseTest, CallQueuedToReleasedProcGetsDeadReply_S1_9) {
+  std::uint32_t handle = fetch(publish());
+  Call call = client.write_read(kClientMain, Commands().transaction(handle, 1, 0));
+  ASSERT_FALSE(call.done());
+  server.release();
+  ASSERT_TRUE(call.done());
+  EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_DEAD_REPLY");
+  // S6.8: the node is dead now: a new call is BR_DEAD_REPLY at once.
+  Call again = client.write_read(kClientMain, Commands().transaction(handle, 1, 0));
+  EXPECT_EQ(again.names(), "BR_NOOP BR_DEAD_REPLY");
+}
+
+// S3.6 "target dies while serving": the serving thread's release fails the call (S2.6, S1.9).
+TEST_F(ReleaseTest, CallBeingServedByExitingThreadGetsDeadReply_S2_6) {
+  Call call = client.write_read(kClientMain, Commands().transaction(0, 1, 0));
+  read_now(sm, kSmLooper);
+  ASSERT_EQ(sm.ioctl(kSmLooper, BINDER_THREAD_EXIT), 0);
+  ASSERT_TRUE(call.done());
+  EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_DEAD_REPLY");
+  // The next ioctl of that tid is a brand-new thread: its first read returns at once.
+  EXPECT_EQ(read_now(sm, kSmLooper).names(), "BR_NOOP");
+}
+
+// S2.6 / S11.7: a poll waiter does not outlive its thread; it is told to look again.
+TEST_F(ReleaseTest, ThreadExitNotifiesPollWaiter_S2_6) {
+  auto count = std::make_shared<int>(0);
+  client.proc().poll(kClientMain, std::make_unique<CountingWaiter>(count));
+  EXPECT_EQ(client.ioctl(kClientMain, BINDER_THREAD_EXIT), 0);
+  EXPECT_EQ(*count, 1);
+}
+
+// S1.9 step 5: oneways waiting in a dying node's async queue are dropped silently.
+TEST_F(ReleaseTest, ReleaseDropsQueuedOneways_S1_9) {
+  std::uint32_t handle = fetch(publish());
+  for (std::uint32_t code = 1; code <= 3; code++) {
+    Call sent = client.write_read(kClientMain, Commands().transaction(handle, code, TF_ONE_WAY));
+    ASSERT_EQ(sent.names(), "BR_NOOP BR_TRANSACTION_COMPLETE");
+  }
+  server.release();
+  EXPECT_FALSE(client.read(kClientMain).done()) << "the senders hear nothing more";
+  EXPECT_EQ(client.proc().counts().todo, 0u);
 }
 
 }  // namespace
