@@ -20,6 +20,16 @@ class BufferFile {
   int fd() const { return fd_; }
   std::byte* data() const { return data_; }
   std::size_t size() const { return size_; }
+  // The OS's page: the unit of punch_hole, populate and residency, which the allocator's page
+  // table counts in. The host knows it (sysconf); core takes it from here.
+  std::size_t page_size() const { return page_size_; }
+
+  // Makes [offset, offset + len) of the daemon's mapping resident without changing a byte of it:
+  // a hole gets a fresh zero page, a resident page is left alone. Two installers of one page, or
+  // an installer and a writer of a neighbouring buffer on the same page, can therefore never
+  // clobber each other's data. `offset` and `len` are whole pages. Returns 0 or -errno (ENOMEM:
+  // the store got no memory, e.g. at its memory cgroup's limit).
+  virtual int populate(std::size_t offset, std::size_t len) = 0;
 
   // Returns [offset, offset + len) to the OS: the pages read as zero and are no longer
   // resident. Returns 0 or -errno.
@@ -31,12 +41,14 @@ class BufferFile {
   virtual long resident_pages(std::size_t offset, std::size_t len) const = 0;
 
  protected:
-  BufferFile(int fd, std::byte* data, std::size_t size) : fd_(fd), data_(data), size_(size) {}
+  BufferFile(int fd, std::byte* data, std::size_t size, std::size_t page_size)
+      : fd_(fd), data_(data), size_(size), page_size_(page_size) {}
 
  private:
   const int fd_;
   std::byte* const data_;
   const std::size_t size_;
+  const std::size_t page_size_;
 };
 
 }  // namespace cused::core

@@ -1,8 +1,5 @@
 #include "core/alloc/allocator.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -28,24 +25,6 @@ std::string format(const char* pattern, Args... args) {
   char line[256];
   int n = std::snprintf(line, sizeof line, pattern, args...);
   return std::string(line, static_cast<std::size_t>(std::clamp(n, 0, int{sizeof line} - 1)));
-}
-
-// Makes [start, start+len) of a shared memfd mapping resident without changing a byte of it:
-// a hole gets a fresh zero page, a resident page is left alone. Two installers of one page, or
-// an installer and a writer of a neighbouring buffer on the same page, can therefore never
-// clobber each other's data.
-// Kernels before 5.14 lack MADV_POPULATE_WRITE; there an atomic or-with-zero write-faults each
-// page with the same guarantee (an atomic read-modify-write that stores the value it read).
-int populate(std::byte* start, std::size_t len, std::size_t page_size) {
-  static std::atomic<bool> have_populate_write{true};
-  if (have_populate_write.load(std::memory_order_relaxed)) {
-    if (madvise(start, len, MADV_POPULATE_WRITE) == 0) return 0;
-    if (errno != EINVAL) return -errno;
-    have_populate_write.store(false, std::memory_order_relaxed);
-  }
-  for (std::size_t off = 0; off < len; off += page_size)
-    __atomic_fetch_or(reinterpret_cast<unsigned char*>(start + off), 0, __ATOMIC_RELAXED);
-  return 0;
 }
 
 }  // namespace
@@ -82,7 +61,7 @@ Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorO
       variant_(variant),
       lru_(lru),
       options_(std::move(options)),
-      page_size_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))),
+      page_size_(file.page_size()),
       lock_(variant.lock == LockVariant::mutex, options_.lock_policy),
       install_lock_(options_.lock_policy),
       pages_(variant.pages) {
@@ -291,8 +270,7 @@ int Allocator::install_pages(const PageRun& run) {
     std::size_t first = run[i]->index();
     // The only way this fails is the memfd not getting memory (memcg limit): ENOMEM, which the
     // engine answers with BR_FAILED_REPLY (S9.5).
-    if (populate(file_.data() + first * page_size_, (j - i) * page_size_, page_size_) != 0)
-      return -ENOMEM;
+    if (file_.populate(first * page_size_, (j - i) * page_size_) != 0) return -ENOMEM;
     if (options_.install_latency.count() > 0)
       options_.timer->sleep(options_.install_latency * static_cast<long>(j - i));
     for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);

@@ -2,7 +2,7 @@
 // that sync::SpinLock uses between reads of its lock word.
 #pragma once
 
-#include <sched.h>
+#include <thread>
 
 namespace cused::sync {
 
@@ -24,7 +24,10 @@ class Backoff {
  public:
   void pause() {
     if (pauses_ > kMaxPauses) {
-      sched_yield();
+      // The standard library's spelling of sched_yield (libstdc++ inlines it to that very call),
+      // so core names no OS call and the lock's behaviour is the same; unlike the futex calls it
+      // needs no host seam.
+      std::this_thread::yield();
       return;
     }
     for (unsigned i = 0; i < pauses_; ++i) cpu_relax();

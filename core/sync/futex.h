@@ -1,4 +1,9 @@
 // Thin wrappers over the futex system call (private futexes: all users live in the daemon).
+// Declared here, defined by the host layer (cused/host/futex.cc, library cused-host-sync): core
+// makes no system call itself. The seam is at link time, not a virtual interface: the calls were
+// already out of line in a translation unit of their own, so the lock policies pay nothing more
+// per wait or wake than before. A program that links core and takes a sync lock links
+// cused-host-sync too (host_dep brings it; host_sync_dep alone for core-only programs).
 #pragma once
 
 #include <atomic>

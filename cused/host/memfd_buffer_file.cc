@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <system_error>
 #include <vector>
@@ -26,8 +27,8 @@ std::unique_ptr<MemfdBufferFile> MemfdBufferFile::create(const std::string& name
     close(fd);
     throw std::system_error(err, std::generic_category(), "mmap memfd");
   }
-  return std::unique_ptr<MemfdBufferFile>(
-      new MemfdBufferFile(fd, static_cast<std::byte*>(map), size));
+  return std::unique_ptr<MemfdBufferFile>(new MemfdBufferFile(
+      fd, static_cast<std::byte*>(map), size, static_cast<std::size_t>(sysconf(_SC_PAGESIZE))));
 }
 
 MemfdBufferFile::~MemfdBufferFile() {
@@ -42,13 +43,26 @@ int MemfdBufferFile::punch_hole(std::size_t offset, std::size_t len) {
   return 0;
 }
 
+int MemfdBufferFile::populate(std::size_t offset, std::size_t len) {
+  std::byte* start = data() + offset;
+  static std::atomic<bool> have_populate_write{true};
+  if (have_populate_write.load(std::memory_order_relaxed)) {
+    if (madvise(start, len, MADV_POPULATE_WRITE) == 0) return 0;
+    if (errno != EINVAL) return -errno;
+    have_populate_write.store(false, std::memory_order_relaxed);
+  }
+  for (std::size_t off = 0; off < len; off += page_size())
+    __atomic_fetch_or(reinterpret_cast<unsigned char*>(start + off), 0, __ATOMIC_RELAXED);
+  return 0;
+}
+
 bool MemfdBufferFile::page_resident(std::size_t offset) const {
   off_t data = lseek(fd(), static_cast<off_t>(offset), SEEK_DATA);
   return data == static_cast<off_t>(offset);
 }
 
 long MemfdBufferFile::resident_pages(std::size_t offset, std::size_t len) const {
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t page = page_size();
   if (offset % page != 0 || offset > size() || len > size() - offset) return -EINVAL;
   std::vector<unsigned char> residency((len + page - 1) / page);
   if (mincore(data() + offset, len, residency.data()) != 0) return -errno;

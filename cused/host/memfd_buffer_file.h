@@ -19,13 +19,18 @@ class MemfdBufferFile final : public core::BufferFile {
   ~MemfdBufferFile() override;
 
   int punch_hole(std::size_t offset, std::size_t len) override;
+  // MADV_POPULATE_WRITE on the daemon's mapping; on kernels before 5.14, which lack it, an atomic
+  // or-with-zero write-faults each page with the same guarantee (an atomic read-modify-write
+  // stores the value it read).
+  int populate(std::size_t offset, std::size_t len) override;
   // SEEK_DATA on the memfd.
   bool page_resident(std::size_t offset) const override;
   // mincore on the daemon's mapping, which for a shared memfd mapping reports the file's pages.
   long resident_pages(std::size_t offset, std::size_t len) const override;
 
  private:
-  MemfdBufferFile(int fd, std::byte* data, std::size_t size) : BufferFile(fd, data, size) {}
+  MemfdBufferFile(int fd, std::byte* data, std::size_t size, std::size_t page_size)
+      : BufferFile(fd, data, size, page_size) {}
 };
 
 }  // namespace cused::host

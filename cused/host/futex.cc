@@ -1,3 +1,5 @@
+// The futex calls core/sync's locks make (declared in core/sync/futex.h, the seam). Private
+// futexes: every word lives in the daemon's memory.
 #include "core/sync/futex.h"
 
 #include <linux/futex.h>
