@@ -3,20 +3,60 @@
 // engine the way libbinder does: the client's BC_TRANSACTION wakes the manager's parked read,
 // the manager's BC_REPLY wakes the client's. Legacy flow: 3 ioctls per call (call, reply, read
 // again); TF_DEFER_COMPLETE: 2 (the reply's ioctl goes on to wait). Oneways: 2 ioctls (send,
-// read+free). User memory is reached with process_vm_readv/writev on our own pid, as the daemon
-// does for its callers.
+// read+free). User memory is reached with process_vm_readv/writev on our own pid and the buffer
+// space is a memfd, as the daemon does for its callers (the harness's Backing; core's unit tests
+// run on fakes instead).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
+#include <unistd.h>
 
+#include "cused/host/memfd_buffer_file.h"
+#include "cused/host/process_vm.h"
 #include "tests/unit/core/harness.h"
 
 namespace cused::core::test {
 namespace {
 
+// The caller's memory: this process, through the same system calls the daemon uses (the unit
+// tests' harness copies in-process instead).
+class SelfMemory final : public UserMemory {
+ public:
+  // `reads`, when given, counts the reads as the harness's fake does.
+  explicit SelfMemory(std::atomic<std::size_t>* reads = nullptr) : reads_(reads) {}
+  int read(std::uint64_t addr, void* dst, std::size_t len) override {
+    if (len) count();
+    return host::process_vm_read(getpid(), addr, dst, len);
+  }
+  int write(std::uint64_t addr, const void* src, std::size_t len) override {
+    return host::process_vm_write(getpid(), addr, src, len);
+  }
+  std::size_t read_ranges(std::span<const UserRange> ranges) override {
+    count();
+    return host::process_vm_read_ranges(getpid(), ranges);
+  }
+
+ private:
+  void count() {
+    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
+  }
+  std::atomic<std::size_t>* reads_;
+};
+
+// The daemon's buffer store and user memory under the harness's clients, so the numbers are what
+// the daemon pays (and the memfd's pages stay out of the heap BM_IdleProcHeap counts).
+Backing daemon_backing() {
+  return {[](std::size_t space) -> std::unique_ptr<BufferFile> {
+            return host::MemfdBufferFile::create("cused-bench", space);
+          },
+          [](std::atomic<std::size_t>* reads) -> std::unique_ptr<UserMemory> {
+            return std::make_unique<SelfMemory>(reads);
+          }};
+}
+
 constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;
 
 struct Pair {
-  Env env;
+  Env env{{}, daemon_backing()};
   Client sm{env, kSm};
   Client client{env, kClient};
   Pair() {
@@ -86,7 +126,7 @@ void BM_IdleProcHeap(benchmark::State& state) {
   constexpr int kProcs = 100;
   const bool mapped = state.range(0);
   for (auto _ : state) {
-    Env env;
+    Env env{{}, daemon_backing()};
     Client sm{env, kSm};
     sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR);
     const std::size_t before = mallinfo2().uordblks;

@@ -1,8 +1,6 @@
 #include "tests/unit/core/harness.h"
 
 #include <gtest/gtest.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -11,24 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "cused/host/memfd_buffer_file.h"
-#include "cused/host/process_vm.h"
+#include "tests/unit/fake_buffer_file.h"
 
 namespace cused::core::test {
-
-int SelfMemory::read(std::uint64_t addr, void* dst, std::size_t len) {
-  if (len) count();
-  return host::process_vm_read(getpid(), addr, dst, len);
-}
-
-int SelfMemory::write(std::uint64_t addr, const void* src, std::size_t len) {
-  return host::process_vm_write(getpid(), addr, src, len);
-}
-
-std::size_t SelfMemory::read_ranges(std::span<const UserRange> ranges) {
-  count();
-  return host::process_vm_read_ranges(getpid(), ranges);
-}
 
 namespace {
 
@@ -231,8 +214,13 @@ namespace {
 
 class TestCompletion final : public Completion {
  public:
-  TestCompletion(std::shared_ptr<Call::State> state, std::shared_ptr<testing::FakeFiles> files)
-      : state_(std::move(state)), memory_(&state_->user_reads), files_(std::move(files)) {}
+  TestCompletion(std::shared_ptr<Call::State> state, const Env& env,
+                 std::shared_ptr<testing::FakeFiles> files)
+      : state_(std::move(state)),
+        fake_memory_(env.address_space, &state_->user_reads),
+        backing_memory_(env.backing.user_memory ? env.backing.user_memory(&state_->user_reads)
+                                                : nullptr),
+        files_(std::move(files)) {}
   void complete(long result, std::span<const std::byte> out) override {
     EXPECT_FALSE(state_->done) << "completed twice";
     state_->result = result;
@@ -245,12 +233,13 @@ class TestCompletion final : public Completion {
     state_->done = true;
     state_->done.notify_all();
   }
-  UserMemory& user_memory() override { return memory_; }
+  UserMemory& user_memory() override { return backing_memory_ ? *backing_memory_ : fake_memory_; }
   CallerFiles* caller_files() override { return files_.get(); }
 
  private:
   std::shared_ptr<Call::State> state_;
-  SelfMemory memory_;
+  testing::FakeUserMemory fake_memory_;
+  std::unique_ptr<UserMemory> backing_memory_;
   std::shared_ptr<testing::FakeFiles> files_;
 };
 
@@ -327,7 +316,8 @@ std::shared_ptr<Device> device_with_timer(std::shared_ptr<Driver> driver, Timer&
 
 }  // namespace
 
-Env::Env(DeviceOptions options) : device(device_with_timer(driver, timer, std::move(options))) {}
+Env::Env(DeviceOptions options, Backing backing)
+    : backing(std::move(backing)), device(device_with_timer(driver, timer, std::move(options))) {}
 
 Call Client::new_call() const {
   Call call{std::make_shared<Call::State>()};
@@ -337,10 +327,13 @@ Call Client::new_call() const {
 
 Client::Client(Env& env, pid_t pid, uid_t euid, bool mapped, std::size_t space)
     : env_(env), pid_(pid), euid_(euid), mapped_(std::make_shared<bool>(mapped)) {
-  auto buffers = host::MemfdBufferFile::create("cused-test", space);
+  std::unique_ptr<BufferFile> buffers = env_.backing.buffer_file
+                                            ? env_.backing.buffer_file(space)
+                                            : testing::FakeBufferFile::create(space);
   buffers_ = buffers.get();
   auto finder = std::make_unique<TestMapping>(mapped_, *buffers_);
-  proc_ = Proc::open(env_.device, OpenerIdentity{pid, pid, euid}, std::move(buffers), std::move(finder));
+  proc_ = Proc::open(env_.device, OpenerIdentity{pid, pid, euid}, std::move(buffers),
+                     std::move(finder));
 }
 
 testing::FakeFiles& Client::give_files(int max_fds) {
@@ -357,7 +350,7 @@ long Client::ioctl(pid_t tid, unsigned cmd, void* arg, std::size_t size, uid_t e
   request.euid = euid == ~0u ? euid_ : euid;
   request.cmd = cmd;
   request.arg = {static_cast<const std::byte*>(arg), size};
-  proc_->ioctl(request, std::make_unique<TestCompletion>(state, files_));
+  proc_->ioctl(request, std::make_unique<TestCompletion>(state, env_, files_));
   EXPECT_TRUE(state->done) << "ioctl " << std::hex << cmd << " did not finish";
   if (arg && state->out.size() == size) std::memcpy(arg, state->out.data(), size);
   return state->result;
@@ -392,7 +385,7 @@ Call Client::submit(pid_t tid, const binder_write_read& bwr, bool nonblock, Call
   request.cmd = BINDER_WRITE_READ;
   request.arg = std::as_bytes(std::span<const binder_write_read, 1>(&bwr, 1));
   request.nonblock = nonblock;
-  auto completion = std::make_unique<TestCompletion>(call.state, files_);
+  auto completion = std::make_unique<TestCompletion>(call.state, env_, files_);
   {
     std::lock_guard guard(state.lock);
     state.completion = completion.get();
@@ -409,7 +402,7 @@ Call Client::ioctl_async(pid_t tid, unsigned cmd, const void* arg, std::size_t s
   request.euid = euid_;
   request.cmd = cmd;
   request.arg = {static_cast<const std::byte*>(arg), size};
-  auto completion = std::make_unique<TestCompletion>(call.state, files_);
+  auto completion = std::make_unique<TestCompletion>(call.state, env_, files_);
   {
     std::lock_guard guard(call.state->lock);
     call.state->completion = completion.get();

@@ -1,11 +1,14 @@
 // In-process clients for the protocol engine's unit tests. A "client" is a proc opened on a test
 // device; its "threads" are plain tid numbers (core never blocks, so one test thread can play
-// every binder thread). User memory is this test process's own memory, reached through
-// process_vm_readv/writev on our own pid, so a bad address is EFAULT as for a real caller, and
-// the client's mapping of its buffer space is the daemon's own mapping of the memfd: a delivered
-// BR_TRANSACTION points at bytes the test can read directly. A client given a file table
-// (give_files) is served as `cused run` serves its callers: its requests carry a fake CallerFiles
-// (tests/fake_files.h), so it can send and receive fds; without one it is a FUSE caller.
+// every binder thread). Everything runs on fakes, with no OS object behind them: user memory is
+// this test process's own memory, copied in-process (tests/unit/fake_user_memory.h), where a bad
+// address is EFAULT as for a real caller (the null pages, and what a test declares unreachable in
+// Env::address_space); each client's buffer space is heap memory with the memfd's page semantics
+// (tests/unit/fake_buffer_file.h), and the client's mapping of it is the store's own bytes: a
+// delivered BR_TRANSACTION points at bytes the test can read directly. Time is FakeTimer's. A
+// client given a file table (give_files) is served as `cused run` serves its callers: its
+// requests carry a fake CallerFiles (tests/fake_files.h), so it can send and receive fds; without
+// one it is a FUSE caller.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,26 +33,10 @@
 #include "core/user_memory.h"
 #include "tests/fake_files.h"
 #include "tests/unit/fake_timer.h"
+#include "tests/unit/fake_user_memory.h"
 #include "uapi/binder.h"
 
 namespace cused::core::test {
-
-// The caller's memory: this process, through the same system calls the daemon uses.
-class SelfMemory final : public UserMemory {
- public:
-  // `reads`, when given, counts the reads of the caller's memory: one per system call the daemon
-  // would make (a gathered read_ranges is one).
-  explicit SelfMemory(std::atomic<std::size_t>* reads = nullptr) : reads_(reads) {}
-  int read(std::uint64_t addr, void* dst, std::size_t len) override;
-  int write(std::uint64_t addr, const void* src, std::size_t len) override;
-  std::size_t read_ranges(std::span<const UserRange> ranges) override;
-
- private:
-  void count() {
-    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
-  }
-  std::atomic<std::size_t>* reads_;
-};
 
 // One returned item of a read: the BR_ code and its payload.
 struct Br {
@@ -203,10 +191,24 @@ class Client {
   std::shared_ptr<Proc> proc_;
 };
 
+// What a client's proc runs on in place of the fakes: unset, every client gets a fake buffer store
+// and fake user memory. The engine benchmark (tests/bench/engine_bench.cc) sets both to the
+// daemon's own (the memfd, process_vm_readv/writev), to measure what the daemon pays.
+struct Backing {
+  // The buffer store of a client with `space` bytes of buffer space.
+  std::function<std::unique_ptr<BufferFile>(std::size_t space)> buffer_file;
+  // The user memory of one request; `reads` as in testing::FakeUserMemory.
+  std::function<std::unique_ptr<UserMemory>(std::atomic<std::size_t>* reads)> user_memory;
+};
+
 class Env {
  public:
-  explicit Env(DeviceOptions options = {});
-  // The driver's timer (declared first: it outlives the driver and what its callbacks hold).
+  explicit Env(DeviceOptions options = {}, Backing backing = {});
+  const Backing backing;
+  // What of this process's memory every client's user memory cannot reach (forbid()); declared
+  // before the device, so it outlives every request the engine still holds.
+  testing::FakeAddressSpace address_space;
+  // The driver's timer (declared before it: it outlives the driver and what its callbacks hold).
   testing::FakeTimer timer;
   std::shared_ptr<Driver> driver = std::make_shared<Driver>();
   std::shared_ptr<Device> device;

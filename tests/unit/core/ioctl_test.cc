@@ -41,12 +41,12 @@ TEST(Ioctl, OtherThreadGroupIsEinval_S1_3) {
   long result = 1;
   struct Capture final : Completion {
     long& result;
-    SelfMemory memory;
-    explicit Capture(long& r) : result(r) {}
+    testing::FakeUserMemory memory;
+    Capture(long& r, const testing::FakeAddressSpace& space) : result(r), memory(space) {}
     void complete(long r, std::span<const std::byte>) override { result = r; }
     UserMemory& user_memory() override { return memory; }
   };
-  client.proc().ioctl(request, std::make_unique<Capture>(result));
+  client.proc().ioctl(request, std::make_unique<Capture>(result, env.address_space));
   EXPECT_EQ(result, -EINVAL);
 }
 

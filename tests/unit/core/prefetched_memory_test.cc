@@ -1,55 +1,40 @@
-// The gathered reads under the engine's payload reads (cused/host/process_vm.h,
-// core/prefetched_memory.h): what counts as read whole, and that a held copy answers only for
-// the bytes it holds. A fault must stay a fault at the same step as a plain read (S4.11: EFAULT).
+// A held copy of the caller's memory (core/prefetched_memory.h) answers only for the bytes it
+// holds, and a fault must stay a fault at the same step as a plain read (S4.11: EFAULT). The
+// gathered read under it is the daemon's process_vm_read_ranges
+// (tests/unit/host/process_vm_test.cc); here the caller's memory is the fake's
+// (tests/unit/fake_user_memory.h), which answers as it does.
 #include "core/prefetched_memory.h"
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstring>
+#include <vector>
 
-#include "cused/host/process_vm.h"
-#include "tests/unit/core/harness.h"
+#include "tests/unit/fake_user_memory.h"
 
 namespace cused::core::test {
 namespace {
 
 std::uint64_t address(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 
-// A page that can be read, followed by one that cannot.
+// A page that can be read, followed by one that cannot (as if PROT_NONE).
 class TwoPages : public ::testing::Test {
  protected:
+  static constexpr std::size_t kPage = 4096;
   void SetUp() override {
-    page_ = sysconf(_SC_PAGESIZE);
-    void* mapped =
-        mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(mapped, MAP_FAILED);
-    base_ = static_cast<std::byte*>(mapped);
-    std::memset(base_, 0x5a, page_);
-    ASSERT_EQ(mprotect(base_ + page_, page_, PROT_NONE), 0);
+    std::memset(base_, 0x5a, kPage);
+    space_.forbid(base_ + kPage, kPage);
   }
-  void TearDown() override { munmap(base_, 2 * page_); }
 
-  std::size_t page_ = 0;
-  std::byte* base_ = nullptr;
+  std::vector<std::byte> pages_ = std::vector<std::byte>(2 * kPage);
+  std::byte* const base_ = pages_.data();
+  testing::FakeAddressSpace space_;
+  testing::FakeUserMemory self_{space_};
 };
 
-TEST_F(TwoPages, GatheredReadCountsTheRangesThatArrivedWhole_S4_11) {
-  std::array<std::byte, 16> a{}, b{}, c{};
-  const UserRange ranges[] = {{address(base_), a.data(), a.size()},
-                              {address(base_ + page_ - 8), b.data(), b.size()},  // crosses
-                              {address(base_ + 64), c.data(), c.size()}};
-  EXPECT_EQ(host::process_vm_read_ranges(getpid(), ranges), 1u);
-  EXPECT_EQ(a[0], std::byte{0x5a});
-  const UserRange readable[] = {ranges[0], ranges[2], {0, nullptr, 0}};
-  EXPECT_EQ(host::process_vm_read_ranges(getpid(), readable), 3u) << "an empty range is read whole";
-}
-
 TEST_F(TwoPages, HeldCopyAnswersOnlyInsideItself_S4_11) {
-  SelfMemory self;
-  PrefetchedMemory memory(self);
+  PrefetchedMemory memory(self_);
   std::array<std::byte, 32> copy{};
   const UserRange ranges[] = {{address(base_ + 100), copy.data(), copy.size()}};
   memory.prefetch(ranges);
@@ -59,23 +44,21 @@ TEST_F(TwoPages, HeldCopyAnswersOnlyInsideItself_S4_11) {
   EXPECT_EQ(out[0], std::byte{0x5a});
   ASSERT_EQ(memory.read(address(base_ + 130), out.data(), out.size()), 0) << "past the copy";
   EXPECT_EQ(out[0], std::byte{0x11});
-  EXPECT_EQ(memory.read(address(base_ + page_ - 4), out.data(), out.size()), -EFAULT);
+  EXPECT_EQ(memory.read(address(base_ + kPage - 4), out.data(), out.size()), -EFAULT);
 }
 
 TEST_F(TwoPages, PrefetchThatFaultsHoldsNothingAndTheStepFaultsLater_S4_11) {
-  SelfMemory self;
-  PrefetchedMemory memory(self);
+  PrefetchedMemory memory(self_);
   std::array<std::byte, 16> copy{};
-  const UserRange ranges[] = {{address(base_ + page_ - 8), copy.data(), copy.size()}};
+  const UserRange ranges[] = {{address(base_ + kPage - 8), copy.data(), copy.size()}};
   memory.prefetch(ranges);
   std::array<std::byte, 4> out{};
-  EXPECT_EQ(memory.read(address(base_ + page_ - 8), out.data(), out.size()), 0);
-  EXPECT_EQ(memory.read(address(base_ + page_ - 8), copy.data(), copy.size()), -EFAULT);
+  EXPECT_EQ(memory.read(address(base_ + kPage - 8), out.data(), out.size()), 0);
+  EXPECT_EQ(memory.read(address(base_ + kPage - 8), copy.data(), copy.size()), -EFAULT);
 }
 
 TEST_F(TwoPages, WriteDropsTheHeldCopyItOverlaps_S4_11) {
-  SelfMemory self;
-  PrefetchedMemory memory(self);
+  PrefetchedMemory memory(self_);
   std::array<std::byte, 16> copy{};
   const UserRange ranges[] = {{address(base_), copy.data(), copy.size()}};
   memory.prefetch(ranges);

@@ -1,21 +1,14 @@
 // core/security.h: the sender's security label delivered with BR_TRANSACTION_SEC_CTX (S4.9), from
-// a fixed label or the host's LSM label (cused/host/proc_attr_label.h) with a fallback.
+// the device's label source (the daemon's is the host LSM's, tested in tests/unit/host).
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <memory>
+#include <string>
 
-#include "cused/host/proc_attr_label.h"
-#include "cused/host/read_small_file.h"
 #include "tests/unit/core/world.h"
 
 namespace cused::core::test {
 namespace {
-
-using host::ProcAttrLabel;
-using host::read_small_file;
 
 // S4.9: a node created with TXN_SECURITY_CTX gets BR_TRANSACTION_SEC_CTX with the sender's label.
 class SecctxTest : public World {
@@ -40,27 +33,28 @@ TEST_F(SecctxTest, SecurityContextIsDelivered_S4_9) {
   EXPECT_EQ(call.names(), "BR_NOOP BR_TRANSACTION_COMPLETE BR_REPLY") << "never for replies";
 }
 
-// S4.9: the default source takes the host LSM's label of the sender (here from a stand-in for
-// /proc), read once per sender proc like the kernel's credentials captured at open.
-class HostLabelTest : public World {
+// S4.9: a proc's label is asked for once, when it first sends, like the kernel's credentials
+// captured at open: a source whose answer changes later (the daemon's reads /proc/<pid>/attr/
+// current, tests/unit/host/proc_attr_label_test.cc) does not change what its receivers get.
+class ChangingLabel final : public SecurityLabelSource {
+ public:
+  int label(pid_t, std::string& out) override {
+    ++asked;
+    return label_bytes(text, out);
+  }
+  std::string text = "u:r:host_app:s0";
+  int asked = 0;
+};
+
+class LabelOnceTest : public World {
  protected:
-  HostLabelTest() : World(options()) {}
-  static DeviceOptions options() {
+  LabelOnceTest() : LabelOnceTest(std::make_shared<ChangingLabel>()) {}
+  explicit LabelOnceTest(std::shared_ptr<ChangingLabel> labels)
+      : World(options(labels)), labels_(std::move(labels)) {}
+  static DeviceOptions options(std::shared_ptr<ChangingLabel> labels) {
     DeviceOptions options;
-    options.labels = std::make_shared<ProcAttrLabel>("fallback", root());
+    options.labels = std::move(labels);
     return options;
-  }
-  static std::string root() {
-    static const std::string dir = [] {
-      char pattern[] = "/tmp/cused-attr-XXXXXX";
-      std::string made = mkdtemp(pattern);
-      std::filesystem::create_directories(made + "/" + std::to_string(kClient) + "/attr");
-      return made;
-    }();
-    return dir;
-  }
-  static void set_label(const std::string& text) {
-    std::ofstream(root() + "/" + std::to_string(kClient) + "/attr/current") << text;
   }
   void SetUp() override {
     flat_binder_object fbo{};
@@ -76,37 +70,13 @@ class HostLabelTest : public World {
     write_ok(sm, kSmLooper, Commands().free_buffer(tr.transaction_data.data.ptr.buffer));
     return label;
   }
+  const std::shared_ptr<ChangingLabel> labels_;
 };
-TEST_F(HostLabelTest, LabelFromAttrCurrentReadOncePerProc_S4_9) {
-  set_label("u:r:host_app:s0\n");
+TEST_F(LabelOnceTest, LabelIsReadOncePerProc_S4_9) {
   EXPECT_EQ(label_of_next_call(), "u:r:host_app:s0");
-  set_label("changed\n");
+  labels_->text = "changed";
   EXPECT_EQ(label_of_next_call(), "u:r:host_app:s0");
-  std::filesystem::remove_all(root());
-}
-
-// The label source reads /proc/<pid>/attr/current when there is one and falls back otherwise.
-TEST(SecurityLabel, ProcAttrFallsBackWithoutLsm_S4_9) {
-  std::string label;
-  ProcAttrLabel source("fallback", "/nonexistent");
-  ASSERT_EQ(source.label(1, label), 0);
-  EXPECT_EQ(label, std::string("fallback") + '\0');
-}
-
-// The same against this machine's real /proc: where no LSM provides attr/current its read fails
-// (EINVAL), and that must give the fallback, not an exception out of the daemon's request
-// handler (the crash of Android's servicemanager, which asks for sender contexts).
-TEST(SecurityLabel, RealProcGivesTheHostLabelOrTheFallback_S4_9) {
-  std::string host;
-  bool readable = read_small_file("/proc/self/attr/current", host) == 0 && !host.empty();
-  std::string label;
-  ProcAttrLabel source("fallback");
-  ASSERT_EQ(source.label(getpid(), label), 0);
-  ASSERT_FALSE(label.empty());
-  EXPECT_EQ(label.back(), '\0');
-  if (!readable) {
-    EXPECT_EQ(label, std::string("fallback") + '\0');
-  }
+  EXPECT_EQ(labels_->asked, 1);
 }
 
 }  // namespace

@@ -4,10 +4,9 @@
 // since a guess that went wrong must never be visible; the read counts are the daemon's system
 // calls into the caller, the cost this exists to cut.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <array>
+#include <cstring>
 
 #include "tests/unit/core/harness.h"
 
@@ -95,14 +94,10 @@ TEST_F(PayloadReadTest, PayloadAtAnotherAddressIsReadWhereTheCommandSays_S4_11) 
 
 // The guessed memory may be gone: the commands are still read, and the call goes through.
 TEST_F(PayloadReadTest, GuessedPayloadUnmappedSinceDoesNotFailTheNextCall_S4_11) {
-  const std::size_t page = sysconf(_SC_PAGESIZE);
-  void* mapped = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mapped, MAP_FAILED);
-  auto* words = static_cast<std::uint32_t*>(mapped);
-  words[0] = 5;
-  words[1] = 6;
-  EXPECT_EQ(call(call_with(words, 8), nullptr), (std::vector<std::uint32_t>{5, 6}));
-  ASSERT_EQ(munmap(mapped, page), 0);
+  std::array<std::uint32_t, 2> words{5, 6};
+  EXPECT_EQ(call(call_with(words.data(), sizeof words), nullptr),
+            (std::vector<std::uint32_t>{5, 6}));
+  env.address_space.forbid(words.data(), sizeof words);  // the caller unmapped it since
   std::array<std::uint32_t, 2> other{8, 9};
   EXPECT_EQ(call(call_with(other.data(), sizeof other), nullptr),
             (std::vector<std::uint32_t>{8, 9}));
@@ -169,20 +164,18 @@ TEST(UserReader, UnreadableCommandIsEfault_S3_1) {
   EXPECT_EQ(bad.bwr().write_consumed, 0u);
 
   // BC_ENTER_LOOPER, then BC_FREE_BUFFER whose payload is cut off by the end of readable memory.
-  auto* page = static_cast<std::byte*>(
-      mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(page, MAP_FAILED);
-  ASSERT_EQ(munmap(page + 4096, 4096), 0);
+  std::array<std::byte, 8192> memory{};
+  std::byte* const end = memory.data() + 4096;
+  env.address_space.forbid(end, 4096);
   std::uint32_t cmds[2] = {BC_ENTER_LOOPER, BC_FREE_BUFFER};
-  std::memcpy(page + 4096 - 8, cmds, 8);
+  std::memcpy(end - 8, cmds, 8);
   bwr = {};
-  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(page + 4096 - 8);
+  bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(end - 8);
   bwr.write_size = 8;
   Call cut = client.submit(kTid, bwr);
   ASSERT_TRUE(cut.done());
   EXPECT_EQ(cut.result(), -EFAULT);
   EXPECT_EQ(cut.bwr().write_consumed, 4u);
-  munmap(page, 4096);
 }
 
 }  // namespace
