@@ -21,25 +21,15 @@ namespace {
 // tests' harness copies in-process instead).
 class SelfMemory final : public UserMemory {
  public:
-  // `reads`, when given, counts the reads as the harness's fake does.
-  explicit SelfMemory(std::atomic<std::size_t>* reads = nullptr) : reads_(reads) {}
   int read(std::uint64_t addr, void* dst, std::size_t len) override {
-    if (len) count();
     return host::process_vm_read(getpid(), addr, dst, len);
   }
   int write(std::uint64_t addr, const void* src, std::size_t len) override {
     return host::process_vm_write(getpid(), addr, src, len);
   }
   std::size_t read_ranges(std::span<const UserRange> ranges) override {
-    count();
     return host::process_vm_read_ranges(getpid(), ranges);
   }
-
- private:
-  void count() {
-    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
-  }
-  std::atomic<std::size_t>* reads_;
 };
 
 // The daemon's buffer store and user memory under the harness's clients, so the numbers are what
@@ -48,9 +38,7 @@ Backing daemon_backing() {
   return {[](std::size_t space) -> std::unique_ptr<BufferFile> {
             return host::MemfdBufferFile::create("cused-bench", space);
           },
-          [](std::atomic<std::size_t>* reads) -> std::unique_ptr<UserMemory> {
-            return std::make_unique<SelfMemory>(reads);
-          }};
+          std::make_shared<SelfMemory>()};
 }
 
 constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;

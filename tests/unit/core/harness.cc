@@ -218,8 +218,7 @@ class TestCompletion final : public Completion {
                  std::shared_ptr<testing::FakeFiles> files)
       : state_(std::move(state)),
         fake_memory_(env.address_space, &state_->user_reads),
-        backing_memory_(env.backing.user_memory ? env.backing.user_memory(&state_->user_reads)
-                                                : nullptr),
+        backing_memory_(env.backing.user_memory.get()),
         files_(std::move(files)) {}
   void complete(long result, std::span<const std::byte> out) override {
     EXPECT_FALSE(state_->done) << "completed twice";
@@ -239,7 +238,7 @@ class TestCompletion final : public Completion {
  private:
   std::shared_ptr<Call::State> state_;
   testing::FakeUserMemory fake_memory_;
-  std::unique_ptr<UserMemory> backing_memory_;
+  UserMemory* const backing_memory_;
   std::shared_ptr<testing::FakeFiles> files_;
 };
 
