@@ -333,7 +333,8 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   static void close_fds(CallerFiles* files, const std::vector<int>& fds);
 
   // ---- refcount.cc: nodes and refs (S6). The node functions are static: a node's owner may
-  // be any proc, and they lock whatever the node needs (binder_node_inner_lock).
+  // be any proc, and they lock whatever the node needs (binder_node_inner_lock). The node decides
+  // (Node::increment/decrement, core/node.h); its owner carries the decision out (carry_out).
   friend class NodeInnerGuard;
   friend class NodeTmpRef;
   // For code that holds this proc's inner lock through a path the analysis cannot follow (a
