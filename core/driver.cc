@@ -1,8 +1,5 @@
 #include "core/driver.h"
 
-#include <algorithm>
-#include <utility>
-
 namespace cused::core {
 
 std::shared_ptr<Driver> Driver::shared_default() {
@@ -12,21 +9,27 @@ std::shared_ptr<Driver> Driver::shared_default() {
 
 void Driver::add_proc(pid_t pid, const std::shared_ptr<Proc>& proc) {
   sync::LockGuard guard(procs_lock_);
-  procs_.emplace(proc.get(), Registered{pid, proc});
+  procs_.emplace(pid, proc);
 }
 
-void Driver::remove_proc(const Proc& proc) {
+void Driver::remove_proc(pid_t pid, const Proc& proc) {
   sync::LockGuard guard(procs_lock_);
-  procs_.erase(&proc);
+  auto [first, last] = procs_.equal_range(pid);
+  for (auto it = first; it != last; ++it) {
+    // A proc is removed before its last reference goes (release), so its entry still locks.
+    if (it->second.lock().get() == &proc) {
+      procs_.erase(it);
+      return;
+    }
+  }
 }
 
 std::vector<std::shared_ptr<Proc>> Driver::procs_of(pid_t pid) const {
   std::vector<std::shared_ptr<Proc>> found;
   sync::LockGuard guard(procs_lock_);
-  for (const auto& [key, registered] : procs_) {
-    if (registered.pid != pid) continue;
-    if (auto proc = registered.proc.lock()) found.push_back(std::move(proc));
-  }
+  auto [first, last] = procs_.equal_range(pid);
+  for (auto it = first; it != last; ++it)
+    if (auto proc = it->second.lock()) found.push_back(std::move(proc));
   return found;
 }
 
@@ -36,17 +39,10 @@ std::size_t Driver::proc_count() const {
 }
 
 std::vector<std::shared_ptr<Proc>> Driver::procs() const {
-  std::vector<std::pair<pid_t, std::shared_ptr<Proc>>> by_pid;
-  {
-    sync::LockGuard guard(procs_lock_);
-    for (const auto& [key, registered] : procs_)
-      if (auto proc = registered.proc.lock()) by_pid.emplace_back(registered.pid, std::move(proc));
-  }
-  std::stable_sort(by_pid.begin(), by_pid.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::shared_ptr<Proc>> found;
-  found.reserve(by_pid.size());
-  for (auto& [pid, proc] : by_pid) found.push_back(std::move(proc));
+  sync::LockGuard guard(procs_lock_);
+  for (const auto& [pid, weak] : procs_)
+    if (auto proc = weak.lock()) found.push_back(std::move(proc));
   return found;
 }
 

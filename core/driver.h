@@ -50,7 +50,7 @@ class Driver {
 
   // `pid`: the proc's thread group, what BINDER_FREEZE and the logs look procs up by.
   void add_proc(pid_t pid, const std::shared_ptr<Proc>& proc) CUSED_EXCLUDES(procs_lock_);
-  void remove_proc(const Proc& proc) CUSED_EXCLUDES(procs_lock_);
+  void remove_proc(pid_t pid, const Proc& proc) CUSED_EXCLUDES(procs_lock_);
   // Live procs opened by thread group `pid`, on any device (S2.10, S2.11).
   std::vector<std::shared_ptr<Proc>> procs_of(pid_t pid) const CUSED_EXCLUDES(procs_lock_);
   std::size_t proc_count() const CUSED_EXCLUDES(procs_lock_);
@@ -71,11 +71,8 @@ class Driver {
   std::shared_ptr<ThreadPriorities> priorities_;
   std::atomic<Timer*> timer_{nullptr};
   mutable ProcsLock procs_lock_;
-  struct Registered {
-    pid_t pid;
-    std::weak_ptr<Proc> proc;
-  };
-  std::map<const Proc*, Registered> procs_ CUSED_GUARDED_BY(procs_lock_);
+  // By pid, in the order they opened: what procs_of and the logs' pid order read.
+  std::multimap<pid_t, std::weak_ptr<Proc>> procs_ CUSED_GUARDED_BY(procs_lock_);
   const std::shared_ptr<Stats> stats_ = std::make_shared<Stats>();
   TransactionLog transaction_log_;
   TransactionLog failed_transaction_log_;

@@ -14,8 +14,8 @@ Ref* RefTable::find(const Node& node) const {
   return it == by_node_.end() ? nullptr : it->second;
 }
 
-std::uint32_t RefTable::lowest_free_desc(std::uint32_t first) const {
-  std::uint32_t desc = first;
+std::uint32_t RefTable::new_desc(bool to_context_manager) const {
+  std::uint32_t desc = to_context_manager ? 0 : 1;
   for (const auto& [used, ref] : by_desc_) {
     if (used > desc) break;
     if (used == desc) desc++;

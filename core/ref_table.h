@@ -22,8 +22,9 @@ class RefTable {
 
   Ref* find(std::uint32_t desc) const;
   Ref* find(const Node& node) const;
-  // The lowest desc no ref uses, counting from `first` (S6.2: 0 only for the context manager).
-  std::uint32_t lowest_free_desc(std::uint32_t first) const;
+  // The desc a new ref gets: the lowest one no ref uses, from 0 for a ref to the context
+  // manager's node and from 1 for any other (S6.2, S6.3).
+  std::uint32_t new_desc(bool to_context_manager) const;
   // Files a new ref under its desc and its node; returns it.
   Ref& add(std::unique_ptr<Ref> ref);
   // The ref stops being found by its node (binder_cleanup_ref_olocked); its desc stays taken until

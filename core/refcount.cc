@@ -137,7 +137,7 @@ Ref* Proc::get_ref(std::uint32_t desc, bool need_strong) {
 // context manager and from 1 for everything else (S6.2).
 Ref& Proc::ref_for_node(Node& node) {
   if (Ref* ref = refs_.find(node)) return *ref;
-  const std::uint32_t desc = refs_.lowest_free_desc(node.is_context_manager ? 0 : 1);
+  const std::uint32_t desc = refs_.new_desc(node.is_context_manager);
   Ref& added = refs_.add(std::make_unique<Ref>(driver_.next_debug_id(), *this, outer_lock_,
                                                node.shared_from_this(), node.lock, desc));
   count_object(added.counter, ObjStat::kRef);

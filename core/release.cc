@@ -162,7 +162,7 @@ void Proc::release() {
   if (released_.exchange(true)) return;
   auto self = shared_from_this();
   WakeScope scope(pid_);
-  driver_.remove_proc(*this);
+  driver_.remove_proc(pid_, *this);
   {
     sync::LockGuard guard(context_.lock);
     if (context_.manager && node_owner(*context_.manager).get() == this) {

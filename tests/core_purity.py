@@ -24,6 +24,8 @@ import os
 import re
 import sys
 
+from spec_citations import core_sources
+
 CXX_HEADERS = {
     # C++20 library headers
     "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "charconv", "chrono",
@@ -153,12 +155,8 @@ def main():
         print(f"core_purity: no core/ under {root}", file=sys.stderr)
         return 2
     problems = []
-    for directory, _, names in sorted(os.walk(core)):
-        for name in sorted(names):
-            if name == "meson.build":
-                continue
-            path = os.path.join(directory, name)
-            problems += check_file(path, os.path.relpath(path, root))
+    for path in core_sources(root):
+        problems += check_file(os.path.join(root, path), path)
     for problem in problems:
         print(problem)
     if problems:

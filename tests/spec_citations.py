@@ -49,6 +49,15 @@ def tracked_files(root):
         return files
 
 
+# core's sources, as the tree checks of core (core_layering.py, core_purity.py) read them.
+CORE_SOURCE_SUFFIXES = (".h", ".cc", ".in")
+
+
+def core_sources(root):
+    return sorted(p for p in tracked_files(root)
+                  if p.startswith("core/") and p.endswith(CORE_SOURCE_SUFFIXES))
+
+
 def skipped(path):
     top = path.split("/", 1)[0]
     return path == SPEC or top == ".deps" or top.startswith("build")

@@ -7,7 +7,6 @@
 // same proc's allocator lock, the contention the alloc-lock patch is about
 // (docs/reproductions.md). Run it under `nice -n 19`; it runs until it is killed or --seconds.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -24,17 +23,17 @@
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
 #include "core/version.h"
+#include "tools/binder_workers.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint32_t kNopCode = 1;  // IBinder::FIRST_CALL_TRANSACTION, binderThroughputTest's
 constexpr auto kLookupPause = std::chrono::milliseconds(5);
 
 struct Settings {
   std::string device = "/dev/binder";
-  std::string prefix = "binderWorker";
+  std::string prefix{cused::tools::kWorkerPrefix};
   int services = 2;
   int threads = 2;
   int payload = 4096;
@@ -44,16 +43,20 @@ struct Settings {
 struct Counts {
   std::atomic<std::uint64_t> calls{0};
   std::atomic<std::uint64_t> lookups{0};
+  std::atomic<std::uint64_t> gone{0};  // services that went away while called
 };
 
-// Calls `handle` until it fails (its process is gone) or time is up.
+// Calls `handle` until it fails (its process is gone: counted) or time is up.
 void call_until_gone(cused::client::IpcThread& thread, std::uint32_t handle, int payload,
                      Clock::time_point end, Counts& counts) {
   cused::client::Parcel data;
   data.write_zeros(static_cast<std::size_t>(payload) & ~std::size_t{3});
   while (Clock::now() < end) {
     cused::client::Parcel reply;
-    if (thread.transact(handle, kNopCode, data, &reply) != cused::client::kOk) return;
+    if (thread.transact(handle, cused::tools::kWorkerNopCode, data, &reply) != cused::client::kOk) {
+      counts.gone.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     counts.calls.fetch_add(1, std::memory_order_relaxed);
   }
 }
@@ -65,7 +68,7 @@ void run_caller(cused::client::BinderProcess& process, const Settings& settings,
   for (int next = first; Clock::now() < end; next = (next + 1) % settings.services) {
     counts.lookups.fetch_add(1, std::memory_order_relaxed);
     std::optional<std::uint32_t> handle =
-        service_manager.check_service(fmt::format("{}{}", settings.prefix, next));
+        service_manager.check_service(cused::tools::worker_name(settings.prefix, next));
     if (!handle) {
       std::this_thread::sleep_for(kLookupPause);
       continue;
@@ -114,8 +117,10 @@ int main(int argc, char** argv) {
       callers.emplace_back(
           [&, i] { run_caller(process, settings, i % settings.services, end, counts); });
     callers.clear();  // joins
-    std::printf("calls: %llu lookups: %llu\n", static_cast<unsigned long long>(counts.calls.load()),
-                static_cast<unsigned long long>(counts.lookups.load()));
+    std::printf("calls: %llu lookups: %llu gone: %llu\n",
+                static_cast<unsigned long long>(counts.calls.load()),
+                static_cast<unsigned long long>(counts.lookups.load()),
+                static_cast<unsigned long long>(counts.gone.load()));
   } catch (const std::system_error& error) {
     std::fprintf(stderr, "binder-background: %s: %s\n", settings.device.c_str(), error.what());
     return EXIT_FAILURE;

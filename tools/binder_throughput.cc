@@ -25,13 +25,15 @@
 #include "client/service_manager.h"
 #include "core/version.h"
 #include "tools/binder_throughput_results.h"
+#include "tools/binder_workers.h"
 
 namespace {
 
+using cused::tools::kWorkerNopCode;
+using cused::tools::kWorkerPrefix;
 using cused::tools::ThroughputResults;
+using cused::tools::worker_name;
 using Clock = std::chrono::steady_clock;
-
-constexpr std::uint32_t kNopCode = 1;  // IBinder::FIRST_CALL_TRANSACTION
 
 struct Settings {
   int workers = 2;
@@ -85,8 +87,6 @@ class Channel {
   int write_fd_;
 };
 
-std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
-
 [[noreturn]] void run_worker(int num, const Settings& settings, const Channel& channel) {
   cused::client::ProcessOptions options;
   options.device = settings.device;
@@ -98,7 +98,7 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
   cused::client::ServiceManagerProxy service_manager(thread);
   auto object = process->add_local_object(
       [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
-        return txn.code == kNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
+        return txn.code == kWorkerNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
       });
   // As libbinder's defaultServiceManager(): wait for a context manager to appear (libbinder
   // waits for ever; a bounded wait names the problem, and stays long enough for a loaded machine).
@@ -107,7 +107,8 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
     if (Clock::now() > deadline) fail("no service manager answers on " + settings.device);
     usleep(10000);
   }
-  if (std::int32_t status = service_manager.add_service(worker_name(num), object); status != 0)
+  if (std::int32_t status = service_manager.add_service(worker_name(kWorkerPrefix, num), object);
+      status != 0)
     fail(fmt::format("worker {}: addService failed with status {}", num, status));
   // Counted from here: no worker calls another before the master's go, while after it a faster
   // worker may already be calling this one's pool thread while this one looks up its targets.
@@ -121,8 +122,9 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
   std::vector<std::uint32_t> targets;
   for (int i = 0; i < server_count; ++i) {
     if (i == num) continue;
-    auto handle = service_manager.get_service(worker_name(i));
-    if (!handle) fail(fmt::format("worker {}: getService({}) failed", num, worker_name(i)));
+    auto handle = service_manager.get_service(worker_name(kWorkerPrefix, i));
+    if (!handle)
+      fail(fmt::format("worker {}: getService({}) failed", num, worker_name(kWorkerPrefix, i)));
     targets.push_back(*handle);
   }
   bool is_client = !settings.pairs || num >= server_count;
@@ -137,7 +139,7 @@ std::string worker_name(int num) { return fmt::format("binderWorker{}", num); }
         settings.pairs ? static_cast<std::size_t>(num % server_count) : random() % targets.size();
     data.write_zeros(static_cast<std::size_t>(settings.payload) & ~std::size_t{3});
     auto start = Clock::now();
-    std::int32_t status = thread.transact(targets[target], kNopCode, data, &reply);
+    std::int32_t status = thread.transact(targets[target], kWorkerNopCode, data, &reply);
     auto end = Clock::now();
     results.add(static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));

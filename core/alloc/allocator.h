@@ -18,7 +18,6 @@
 
 #include <atomic>
 #include <boost/container/small_vector.hpp>
-#include <cassert>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -185,7 +184,6 @@ class Allocator final : public PageOwner {
   void release() CUSED_EXCLUDES(lock_);
 
  private:
-  friend class PageLru;
   // The pages one allocation covers, collected under the lock and installed after it. 16 inline
   // (buffers up to 60 KiB, nearly all binder traffic) means no heap allocation on the hot path;
   // std::vector would allocate for every buffer.

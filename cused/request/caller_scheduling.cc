@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <unordered_map>
 
 #include "core/sync/preemption.h"
@@ -32,6 +33,9 @@ bool get_attr(pid_t tid, sched_attr& attr) {
 
 std::atomic<std::uint64_t> g_changes{0};
 std::atomic<std::uint64_t> g_unpreemptible{0};
+// Set once SCHED_FIFO was refused (no CAP_SYS_NICE, no real-time runtime in the daemon's cgroup):
+// from then on no thread asks again, rather than pay a failing sched_setattr every section.
+std::atomic<bool> g_fifo_refused{false};
 
 // What a spinlock section runs at (core/sync/preemption.h): SCHED_FIFO, which no ordinary
 // (SCHED_OTHER) thread preempts, as nothing preempts a kernel spinlock's holder. Priority 1, the
@@ -89,7 +93,10 @@ class SpinSections final : public sync::PreemptionControl {
   void disable() override {
     if (depth_++ > 0) return;
     boosted_ = apply_scheduling(kUnpreemptible);
-    if (boosted_) g_unpreemptible.fetch_add(1, std::memory_order_relaxed);
+    if (boosted_)
+      g_unpreemptible.fetch_add(1, std::memory_order_relaxed);
+    else if (errno == EPERM)
+      g_fifo_refused.store(true, std::memory_order_relaxed);
   }
   void enable() override {
     if (--depth_ > 0 || !boosted_) return;
@@ -142,7 +149,8 @@ CallerScheduling::CallerScheduling(pid_t tid, bool enabled) {
   state.current = wanted;
   changed_ = true;
   g_changes.fetch_add(1, std::memory_order_relaxed);
-  if (below(wanted, state.own)) sync::thread_preemption_control() = &t_spin_sections;
+  if (below(wanted, state.own) && !g_fifo_refused.load(std::memory_order_relaxed))
+    sync::thread_preemption_control() = &t_spin_sections;
 }
 
 CallerScheduling::~CallerScheduling() {

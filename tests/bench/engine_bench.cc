@@ -11,26 +11,11 @@
 #include <unistd.h>
 
 #include "cused/host/memfd_buffer_file.h"
-#include "cused/host/process_vm.h"
+#include "cused/process_memory.h"
 #include "tests/unit/core/harness.h"
 
 namespace cused::core::test {
 namespace {
-
-// The caller's memory: this process, through the same system calls the daemon uses (the unit
-// tests' harness copies in-process instead).
-class SelfMemory final : public UserMemory {
- public:
-  int read(std::uint64_t addr, void* dst, std::size_t len) override {
-    return host::process_vm_read(getpid(), addr, dst, len);
-  }
-  int write(std::uint64_t addr, const void* src, std::size_t len) override {
-    return host::process_vm_write(getpid(), addr, src, len);
-  }
-  std::size_t read_ranges(std::span<const UserRange> ranges) override {
-    return host::process_vm_read_ranges(getpid(), ranges);
-  }
-};
 
 // The daemon's buffer store and user memory under the harness's clients, so the numbers are what
 // the daemon pays (and the memfd's pages stay out of the heap BM_IdleProcHeap counts).
@@ -38,7 +23,7 @@ Backing daemon_backing() {
   return {[](std::size_t space) -> std::unique_ptr<BufferFile> {
             return host::MemfdBufferFile::create("cused-bench", space);
           },
-          std::make_shared<SelfMemory>()};
+          std::make_shared<ProcessMemory>(getpid())};
 }
 
 constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;
@@ -94,13 +79,13 @@ void BM_Oneway(benchmark::State& state) {
 // access to a caller's memory (a sync call needs six, S3.6: commands and payload in on each side,
 // one BR_ stream out to each side).
 void BM_ProcessVmReadv(benchmark::State& state) {
-  SelfMemory memory;
+  ProcessMemory memory(getpid());
   std::uint64_t source = 1, target = 0;
   for (auto _ : state)
     benchmark::DoNotOptimize(memory.read(reinterpret_cast<std::uint64_t>(&source), &target, 8));
 }
 void BM_ProcessVmWritev(benchmark::State& state) {
-  SelfMemory memory;
+  ProcessMemory memory(getpid());
   std::uint64_t source = 1, target = 0;
   for (auto _ : state)
     benchmark::DoNotOptimize(memory.write(reinterpret_cast<std::uint64_t>(&target), &source, 8));

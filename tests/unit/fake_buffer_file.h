@@ -47,7 +47,7 @@ class FakeBufferFile final : public core::BufferFile {
     auto* data = static_cast<std::byte*>(std::aligned_alloc(page_size, bytes));
     if (!data) throw std::bad_alloc();
     std::memset(data, 0, bytes);
-    return std::unique_ptr<FakeBufferFile>(new FakeBufferFile(data, size, page_size, pages));
+    return std::unique_ptr<FakeBufferFile>(new FakeBufferFile(data, size, page_size));
   }
   ~FakeBufferFile() override { std::free(data()); }
 
@@ -100,15 +100,14 @@ class FakeBufferFile final : public core::BufferFile {
   }
 
  private:
-  FakeBufferFile(std::byte* data, std::size_t size, std::size_t page_size, std::size_t pages)
-      : BufferFile(-1, data, size, page_size), pages_(pages), resident_(pages, false) {}
+  FakeBufferFile(std::byte* data, std::size_t size, std::size_t page_size)
+      : BufferFile(-1, data, size, page_size), resident_(round_up(size) / page_size, false) {}
 
   std::size_t round_up(std::size_t bytes) const {
     return (bytes + page_size() - 1) / page_size() * page_size();
   }
-  std::size_t mapped_size() const { return pages_ * page_size(); }
+  std::size_t mapped_size() const { return round_up(size()); }
 
-  const std::size_t pages_;
   mutable sync::StdMutex lock_;
   std::vector<bool> resident_ CUSED_GUARDED_BY(lock_);
 };

@@ -61,10 +61,6 @@ class FakeTimer final : public core::Timer {
     std::lock_guard guard(lock_);
     return now_;
   }
-  std::size_t pending() const {
-    std::lock_guard guard(lock_);
-    return entries_.size();
-  }
   // The total of every sleep() so far.
   std::chrono::microseconds slept() const {
     std::lock_guard guard(lock_);

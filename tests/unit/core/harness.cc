@@ -230,7 +230,6 @@ class TestCompletion final : public Completion {
       state_->completion = nullptr;
     }
     state_->done = true;
-    state_->done.notify_all();
   }
   UserMemory& user_memory() override { return backing_memory_ ? *backing_memory_ : fake_memory_; }
   CallerFiles* caller_files() override { return files_.get(); }
@@ -283,7 +282,7 @@ bool Call::done() const { return state->done; }
 // waits for another thread (which may yet arm the timer).
 void Call::wait() const {
   while (!state->done) {
-    if (state->timer && (state->timer->run_due() || state->timer->advance_to_next())) continue;
+    if (state->timer->run_due() || state->timer->advance_to_next()) continue;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }

@@ -41,10 +41,10 @@ class RefTableTest : public ::testing::Test {
     return table.add(
         std::make_unique<Ref>(next_id_++, holder_.proc(), outer_lock_, to, to->lock, desc));
   }
-  // The desc the engine gives a new ref (refcount.cc): from 0 for the context manager's node,
-  // else from 1 (S6.2).
+  // The desc the table gives a new ref (RefTable::new_desc, what Proc::ref_for_node files it
+  // under).
   std::uint32_t next_desc(bool to_context_manager) const {
-    return table.lowest_free_desc(to_context_manager ? 0 : 1);
+    return table.new_desc(to_context_manager);
   }
 
   RefTable table;

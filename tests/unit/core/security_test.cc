@@ -13,7 +13,10 @@ namespace {
 // S4.9: a node created with TXN_SECURITY_CTX gets BR_TRANSACTION_SEC_CTX with the sender's label.
 class SecctxTest : public World {
  protected:
-  SecctxTest() : World(DeviceOptions{{}, true, std::make_shared<FixedLabel>("u:r:test_app:s0")}) {}
+  SecctxTest()
+      : SecctxTest(DeviceOptions{{}, true, std::make_shared<FixedLabel>("u:r:test_app:s0")}) {}
+  // The manager asks for labels (TXN_SECURITY_CTX); manager and client have their threads.
+  explicit SecctxTest(DeviceOptions options) : World(std::move(options)) {}
   void SetUp() override {
     flat_binder_object fbo{};
     fbo.flags = FLAT_BINDER_FLAG_TXN_SECURITY_CTX;
@@ -46,21 +49,15 @@ class ChangingLabel final : public SecurityLabelSource {
   int asked = 0;
 };
 
-class LabelOnceTest : public World {
+class LabelOnceTest : public SecctxTest {
  protected:
   LabelOnceTest() : LabelOnceTest(std::make_shared<ChangingLabel>()) {}
   explicit LabelOnceTest(std::shared_ptr<ChangingLabel> labels)
-      : World(options(labels)), labels_(std::move(labels)) {}
+      : SecctxTest(options(labels)), labels_(std::move(labels)) {}
   static DeviceOptions options(std::shared_ptr<ChangingLabel> labels) {
     DeviceOptions options;
     options.labels = std::move(labels);
     return options;
-  }
-  void SetUp() override {
-    flat_binder_object fbo{};
-    fbo.flags = FLAT_BINDER_FLAG_TXN_SECURITY_CTX;
-    ASSERT_EQ(sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR_EXT, fbo), 0);
-    for (auto [c, tid] : {std::pair{&sm, kSmLooper}, {&client, kClientMain}}) warm(*c, tid);
   }
   std::string label_of_next_call() {
     client.write_read(kClientMain, Commands().transaction(0, 1, TF_ONE_WAY));

@@ -20,9 +20,11 @@ TEST(ThreadTimer, RunsCallbacksInDeadlineOrderOnItsThread) {
   std::mutex lock;
   std::vector<int> order;
   std::promise<std::thread::id> last;
-  timer.after(milliseconds(40), [&] {
+  // 300 ms against 20 ms: only a stall of 280 ms between the two calls (TSan on a loaded machine
+  // included) could put the later deadline first.
+  timer.after(milliseconds(300), [&] {
     std::lock_guard guard(lock);
-    order.push_back(40);
+    order.push_back(300);
     last.set_value(std::this_thread::get_id());
   });
   timer.after(milliseconds(20), [&] {
@@ -35,7 +37,7 @@ TEST(ThreadTimer, RunsCallbacksInDeadlineOrderOnItsThread) {
   });
   EXPECT_NE(last.get_future().get(), std::this_thread::get_id());
   std::lock_guard guard(lock);
-  EXPECT_EQ(order, (std::vector<int>{0, 20, 40}));
+  EXPECT_EQ(order, (std::vector<int>{0, 20, 300}));
 }
 
 // A deadline set while the thread sleeps toward a later one wakes it (the eventfd).
