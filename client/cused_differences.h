@@ -51,6 +51,13 @@ inline bool null_ioctl_argument_reaches_driver(const std::string& path) {
   return !served_by_cused(path) || preload_shim_loaded() || under_cused_run();
 }
 
+// Whether fds in transactions reach the driver on `path`: everywhere but on cused's FUSE and CUSE
+// paths, which cannot reach another process's descriptor tables and refuse every fd with EPERM
+// (docs/binderfs.md); `cused run` passes them.
+inline bool fds_travel(const std::string& path) {
+  return !(served_by_cused(path) || served_by_cuse(path)) || under_cused_run();
+}
+
 }  // namespace cused::client
 
 // In a gtest body: skip the rest of the test on cused, naming the spec rule it cannot enforce.
@@ -58,4 +65,13 @@ inline bool null_ioctl_argument_reaches_driver(const std::string& path) {
   do {                                                                                       \
     if (::cused::client::served_by_cused(path))                                              \
       GTEST_SKIP() << "cused deliberately differs here (" spec_id "): see docs/binderfs.md"; \
+  } while (0)
+
+// In a gtest body: skip a test that means nothing where every fd is refused (it would pass
+// whether or not the rule it checks is enforced), so that it counts as skipped, not passed.
+#define CUSED_SKIP_WITHOUT_FD_PASSING(path)                                                   \
+  do {                                                                                        \
+    if (!::cused::client::fds_travel(path))                                                   \
+      GTEST_SKIP() << "cused's FUSE and CUSE paths refuse every fd (EPERM): fds travel only " \
+                      "under cused run (docs/binderfs.md)";                                   \
   } while (0)

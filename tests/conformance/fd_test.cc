@@ -25,15 +25,6 @@ namespace {
 
 constexpr std::uint32_t kReplyCode = 0x5f464452;
 
-// The fds travel only where the driver can reach both processes' descriptor tables.
-#define SKIP_WITHOUT_FD_PASSING()                                                          \
-  do {                                                                                     \
-    if ((client::served_by_cused(DevicePath()) || client::served_by_cuse(DevicePath())) && \
-        !client::under_cused_run())                                                        \
-      GTEST_SKIP() << "cused's FUSE and CUSE paths refuse fds (EPERM): they travel only "  \
-                      "under cused run (docs/binderfs.md)";                                \
-  } while (0)
-
 // "device:inode" of the file behind `fd`: the same in every process that has it open.
 std::string FileIdentity(int fd) {
   struct stat st {};
@@ -123,7 +114,7 @@ void AcceptingManagerAndClient(const std::function<void(const Endpoint&)>& manag
 // S5.3, S5.6: an FD object arrives as a new descriptor of the receiver, close-on-exec
 // (binder_apply_fd_fixups' O_CLOEXEC), for the same open file as the sender's.
 TEST(Fds, FdObjectArrivesAsANewCloexecDescriptorOfTheSameFile_S5_3_S5_6) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
         ServeOneCall(endpoint, [](const Return& txn) {
@@ -183,7 +174,7 @@ std::vector<int> ReceivedArray(const Return& txn, std::size_t parent_at = FdArra
 // S5.4, S5.6: an FDA's fds are patched into the receiver's copy of the parent buffer, each a new
 // descriptor of the sender's file.
 TEST(Fds, FdArrayArrivesPatchedIntoItsParentBuffer_S5_4_S5_6) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
         ServeOneCall(endpoint, [](const Return& txn) {
@@ -208,7 +199,7 @@ TEST(Fds, FdArrayArrivesPatchedIntoItsParentBuffer_S5_4_S5_6) {
 // ioctl's return), never an FD object's, which the receiver owns. `cused run` cannot close a
 // descriptor of another process: there the FDA's fds stay open (docs/run.md).
 TEST(Fds, FreeBufferClosesFdArrayFdsButNotFdObjects_S5_8_S5_4) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
         Return txn;
@@ -245,7 +236,7 @@ TEST(Fds, FreeBufferClosesFdArrayFdsButNotFdObjects_S5_8_S5_4) {
 // can be passed on: the manager sends the client's own file back, which arrives as another new
 // descriptor of the same file.
 TEST(Fds, ReplyCarriesAnFdBackToACallerThatAcceptsFds_S4_7_S5_3) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
         Return txn;
@@ -279,7 +270,7 @@ TEST(Fds, ReplyCarriesAnFdBackToACallerThatAcceptsFds_S4_7_S5_3) {
 // not exist) leaves no reference to the file anywhere: once the sender closes its copy, the
 // pipe's reader sees end of file.
 TEST(Fds, FdOfAFailedTransactionIsNotLeaked_S5_7) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   Channel sent;
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
@@ -307,7 +298,7 @@ TEST(Fds, FdOfAFailedTransactionIsNotLeaked_S5_7) {
 
 // S5.3, S5.8: one parcel with 100 FD objects: 100 new descriptors, each of the right file.
 TEST(Fds, HundredFdsInOneParcel_S5_3) {
-  SKIP_WITHOUT_FD_PASSING();
+  CUSED_SKIP_WITHOUT_FD_PASSING(DevicePath());
   constexpr int kFds = 100;
   AcceptingManagerAndClient(
       [&](const Endpoint& endpoint) {
