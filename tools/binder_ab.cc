@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <regex>
 #include <stdexcept>
@@ -215,8 +216,11 @@ int main(int argc, char** argv) {
   app.add_option("--mount", settings.mount_dir, "where NAME[:SPEC] devices live")
       ->capture_default_str();
   app.add_option("--name", settings.name, "the row's name in the table (default: the command)");
-  app.add_option("--runs", settings.schedule.pairs, "runs per variant (default: fill --time)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--runs", settings.schedule.pairs,
+                 fmt::format("runs per variant, at least {} (the fewest that get a verdict; "
+                             "default: fill --time)",
+                             kMinPairsForVerdict))
+      ->check(CLI::Range(static_cast<int>(kMinPairsForVerdict), std::numeric_limits<int>::max()));
   app.add_option("--time", settings.budget_seconds, "time budget in seconds, warm-up included")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

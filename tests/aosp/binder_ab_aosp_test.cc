@@ -31,7 +31,7 @@ long ProcCounter(const std::string& stats, pid_t pid, const std::string& counter
 }
 
 TEST(BinderAbAosp, BinderThroughputTestRunsOnEachVariantsDevice) {
-  constexpr int kRuns = 3, kWarmup = 1, kWorkers = 2;
+  constexpr int kRuns = 8, kWarmup = 1, kWorkers = 2;  // 8: the fewest --runs binder-ab takes
   testing::MountedBinderfs mount;
   testing::ToolProcess manager_a(
       {testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", mount.path("binder")});
@@ -47,7 +47,7 @@ TEST(BinderAbAosp, BinderThroughputTestRunsOnEachVariantsDevice) {
   ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
   // The row is named for Google's program, not for the helper that ran it.
   EXPECT_TRUE(std::regex_search(result.output,
-                                std::regex(R"(\| binderThroughputTest -w 2 -i 300 \| 3\+3 \| )")))
+                                std::regex(R"(\| binderThroughputTest -w 2 -i 300 \| 8\+8 \| )")))
       << result.output;
 
   std::ifstream in(mount.path("binder_logs/stats"));

@@ -111,7 +111,7 @@ TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
 
 // A workload that fails is an error with its output, never a data point.
 TEST_F(BinderAbTest, FailingWorkloadIsReportedNotMeasured) {
-  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--runs", "3",
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--runs", "8",
                              mount_.path("binder"), mount_.path("nonexistent"), "--",
                              testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
                              "{dev}", "-w", "2", "-i", "10"});

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/ab/statistics.h"
 #include "tools/ab/workload.h"
 
 namespace cused::tools::ab {
@@ -18,7 +19,8 @@ struct Schedule {
   int pairs = 0;                             // measured A B pairs; 0 = as many as fit the budget
   std::chrono::duration<double> budget{60};  // whole experiment, warm-up included
   int warmup_pairs = 1;
-  int min_pairs = 3;                             // a budget too small for this many still runs them
+  // A budget too small for this many still runs them: fewer get no verdict (--runs takes no less).
+  int min_pairs = static_cast<int>(kMinPairsForVerdict);
   std::chrono::duration<double> run_limit{120};  // one run; beyond it the workload is killed
 };
 

@@ -65,7 +65,8 @@ nlohmann::json secondary_json(const std::vector<SecondaryMetric>& metrics) {
                      {"high", metric.interval.high},
                      {"confidence", metric.interval.confidence}}},
                    {"verdict",
-                    {{"detected", metric.verdict.detected},
+                    {{"too_few_pairs", metric.verdict.too_few_pairs},
+                     {"detected", metric.verdict.detected},
                      {"improvement_percent", metric.verdict.improvement_percent},
                      {"text", metric.verdict.text}}}});
   return out;
@@ -131,9 +132,10 @@ std::string markdown_header(const Analysis& analysis) {
 
 std::string markdown_row(const Analysis& analysis) {
   const auto& v = analysis.verdict;
-  std::string verdict = v.detected ? fmt::format("B {:.1f} % {}", std::abs(v.improvement_percent),
-                                                 v.improvement_percent > 0 ? "faster" : "slower")
-                                   : "no difference";
+  std::string verdict = v.too_few_pairs ? "too few pairs"
+                        : v.detected ? fmt::format("B {:.1f} % {}", std::abs(v.improvement_percent),
+                                                   v.improvement_percent > 0 ? "faster" : "slower")
+                                     : "no difference";
   return fmt::format(
       "| {} | {}+{} | {:.6g} | {:.6g} | {:.3f} | [{:.3f}, {:.3f}] | {:.1f} % | "
       "{:.1f} % | {} |\n",
@@ -161,7 +163,8 @@ nlohmann::json to_json(const Analysis& analysis) {
             {"resamples", analysis.resamples},
             {"seed", analysis.seed}}},
           {"verdict",
-           {{"detected", analysis.verdict.detected},
+           {{"too_few_pairs", analysis.verdict.too_few_pairs},
+            {"detected", analysis.verdict.detected},
             {"improvement_percent", analysis.verdict.improvement_percent},
             {"low_percent", analysis.verdict.low_percent},
             {"high_percent", analysis.verdict.high_percent},

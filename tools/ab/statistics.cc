@@ -90,6 +90,7 @@ RatioInterval bootstrap_ratio_of_medians(std::span<const double> a, std::span<co
   interval.low = sorted_quantile(ratios, tail);
   interval.high = sorted_quantile(ratios, 1 - tail);
   interval.confidence = options.confidence;
+  interval.pairs = std::min(a.size(), b.size());
   return interval;
 }
 
@@ -99,6 +100,12 @@ Verdict judge(const RatioInterval& interval, Better better) {
     return better == Better::higher ? (ratio - 1) * 100 : (1 - ratio) * 100;
   };
   Verdict verdict;
+  if (interval.pairs < kMinPairsForVerdict) {
+    verdict.too_few_pairs = true;
+    verdict.text = fmt::format("too few pairs for a verdict ({}, at least {})", interval.pairs,
+                               kMinPairsForVerdict);
+    return verdict;
+  }
   verdict.improvement_percent = gain(interval.ratio);
   verdict.low_percent = std::min(gain(interval.low), gain(interval.high));
   verdict.high_percent = std::max(gain(interval.low), gain(interval.high));
@@ -121,6 +128,7 @@ Verdict judge(const RatioInterval& interval, Better better) {
 }
 
 std::string detection_note(const Verdict& verdict, double target_percent) {
+  if (verdict.too_few_pairs) return "more runs (--time, --runs) are needed";
   if (verdict.detected) return fmt::format("resolved (target {:g} %)", target_percent);
   if (verdict.low_percent > -target_percent && verdict.high_percent < target_percent)
     return fmt::format("a difference of {:g} % or more is ruled out", target_percent);

@@ -41,6 +41,7 @@ struct RatioInterval {
   double ratio = 0;  // median(B) / median(A)
   double low = 0, high = 0;
   double confidence = 0;
+  std::size_t pairs = 0;  // the runs of each variant it was made from (the fewer side's, unpaired)
 
   bool contains(double value) const { return low <= value && value <= high; }
 };
@@ -52,9 +53,18 @@ RatioInterval bootstrap_ratio_of_medians(std::span<const double> a, std::span<co
 
 enum class Better { higher, lower };
 
+// The fewest pairs that get a verdict. Below it the percentile bootstrap of a median calls
+// identical variants different far more often than its 5 %: in simulated A/A experiments
+// (tests/unit/tools/ab_statistics_test.cc prints the rates; docs/ab.md records them) 26 % of
+// them get a verdict "B is X % faster/slower" at 3 pairs, 12 % at 4, 5.6 to 6.6 % at 5 to 7, and
+// at most 6 % from 8 on. Fewer pairs give "too few pairs", never a verdict.
+inline constexpr std::size_t kMinPairsForVerdict = 8;
+
 // What the interval says about B against A, in words: "B is 3.7 % faster (95 % CI [1.2, 5.5] %)"
-// when the interval excludes 1.0, else "no difference detected at 95 %".
+// when the interval excludes 1.0, else "no difference detected at 95 %"; "too few pairs" when it
+// was made from fewer than kMinPairsForVerdict pairs.
 struct Verdict {
+  bool too_few_pairs = false;
   bool detected = false;
   double improvement_percent = 0;  // B's gain over A: positive = B better in `better`'s sense
   double low_percent = 0, high_percent = 0;

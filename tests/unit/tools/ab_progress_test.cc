@@ -81,13 +81,13 @@ TEST(AbProgressTool, PlainLinesAppearDuringARunThatIsNotOnATerminal) {
 TEST(AbProgressTool, LiveModeRedrawsOneLine) {
   const char* binary = std::getenv("BINDER_AB_BINARY");
   ASSERT_NE(binary, nullptr);
-  auto result = run_command({binary, "--runs", "3", "--progress", "live", "--name", "shell", "/a",
-                             "/b", "--", "sh", "-c", "sleep 0.5; echo 'iterations per sec: 7'"},
+  auto result = run_command({binary, "--runs", "8", "--progress", "live", "--name", "shell", "/a",
+                             "/b", "--", "sh", "-c", "sleep 0.25; echo 'iterations per sec: 7'"},
                             30s);
   ASSERT_TRUE(result.succeeded()) << result.output;
   // Redrawn with a carriage return and cleared to the end of the line, ended by a newline.
   EXPECT_NE(result.output.find("\rshell: "), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("\rshell: 3/3 pairs, "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("\rshell: 8/8 pairs, "), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("\x1b[K\n"), std::string::npos) << result.output;
   EXPECT_EQ(result.output.find("binder-ab: shell"), std::string::npos) << result.output;
 }
