@@ -15,6 +15,7 @@
 // interleaved (pipe, bare, cused, legacy call, deferred call, pipe, ...) so that machine noise
 // hits all alike; the table shows per-round medians and the ratios.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -32,11 +33,14 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "client/binder_device.h"
@@ -321,10 +325,26 @@ double call_round_trips(const std::string& device, int iterations,
   });
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0 : values[values.size() / 2];
-}
+// One loop's rounds. A round that failed (its child reported -1 or died) is left out of the median
+// and counted: a failing path must show as failures, never as a fast median.
+struct Rounds {
+  std::vector<double> us;
+  int failed = 0;
+
+  void add(double round_us) {
+    if (round_us < 0)
+      ++failed;
+    else
+      us.push_back(round_us);
+  }
+  // 0 for a loop that did not run (--only), NaN when every round failed.
+  double median() const {
+    if (us.empty()) return failed > 0 ? std::numeric_limits<double>::quiet_NaN() : 0;
+    std::vector<double> sorted = us;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[sorted.size() / 2];
+  }
+};
 
 bool uring_available() {
   std::ifstream parameter("/sys/module/fuse/parameters/enable_uring");
@@ -344,6 +364,8 @@ struct ModeResult {
   double pipe_us, bare_us, cused_us, legacy_call_us, defer_call_us, remote_us;
   // Remote accesses a deferred call needs on this transport (counted from the protocol).
   int remote_per_call = 4;
+  // "loop N" for each loop with failed rounds, left out of its median.
+  std::vector<std::string> failed_rounds;
   // What no daemon reaching its callers through the kernel can go below: two round trips of the
   // transport (FUSE, or seccomp notification) and the accesses to the callers' memory.
   double floor_us() const { return 2 * bare_us + remote_per_call * remote_us; }
@@ -364,8 +386,8 @@ struct Selection {
 std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
                                      const Selection& selection) {
   std::string bare_dir = make_dir("bench-bare-"), cused_dir = make_dir("bench-cused-");
-  std::vector<double> pipe_us, bare_us, cused_us, legacy_us, defer_us, remote_us;
-  std::vector<double> notify_us, run_us, run_legacy_us, run_defer_us;
+  Rounds pipe_us, bare_us, cused_us, legacy_us, defer_us, remote_us;
+  Rounds notify_us, run_us, run_legacy_us, run_defer_us;
   const bool with_run = !io_uring;
   {
     BareServer bare(bare_dir, io_uring);
@@ -390,38 +412,51 @@ std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
       run_defer_server.emplace(cused_dir + "/run-vndbinder", true, cused_dir);
     }
     for (int round = 0; round < rounds; ++round) {
-      if (selection.runs("pipe")) pipe_us.push_back(pipe_round_trips(iterations));
+      if (selection.runs("pipe")) pipe_us.add(pipe_round_trips(iterations));
       if (selection.runs("bare"))
-        bare_us.push_back(ioctl_round_trips(bare_dir + "/file", BINDER_VERSION, iterations));
+        bare_us.add(ioctl_round_trips(bare_dir + "/file", BINDER_VERSION, iterations));
       if (selection.runs("cused"))
-        cused_us.push_back(ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations));
+        cused_us.add(ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations));
       if (selection.runs("legacy"))
-        legacy_us.push_back(call_round_trips(cused_dir + "/hwbinder", iterations));
+        legacy_us.add(call_round_trips(cused_dir + "/hwbinder", iterations));
       if (selection.runs("defer"))
-        defer_us.push_back(call_round_trips(cused_dir + "/vndbinder", iterations));
-      if (selection.runs("remote")) remote_us.push_back(remote_accesses(iterations));
+        defer_us.add(call_round_trips(cused_dir + "/vndbinder", iterations));
+      if (selection.runs("remote")) remote_us.add(remote_accesses(iterations));
       if (!with_run) continue;
-      if (selection.runs("notify")) notify_us.push_back(notify_round_trips(iterations));
+      if (selection.runs("notify")) notify_us.add(notify_round_trips(iterations));
       if (selection.runs("run"))
-        run_us.push_back(
-            ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations, cused_dir));
+        run_us.add(ioctl_round_trips(cused_dir + "/binder", BINDER_VERSION, iterations, cused_dir));
       if (selection.runs("run-legacy"))
-        run_legacy_us.push_back(
-            call_round_trips(cused_dir + "/run-hwbinder", iterations, cused_dir));
+        run_legacy_us.add(call_round_trips(cused_dir + "/run-hwbinder", iterations, cused_dir));
       if (selection.runs("run-defer"))
-        run_defer_us.push_back(
-            call_round_trips(cused_dir + "/run-vndbinder", iterations, cused_dir));
+        run_defer_us.add(call_round_trips(cused_dir + "/run-vndbinder", iterations, cused_dir));
     }
   }
   rmdir(bare_dir.c_str());
   rmdir(cused_dir.c_str());
-  std::vector<ModeResult> results{{io_uring ? "io_uring" : "classic", median(pipe_us),
-                                   median(bare_us), median(cused_us), median(legacy_us),
-                                   median(defer_us), median(remote_us)}};
+  auto failures = [](std::initializer_list<std::pair<const char*, const Rounds*>> loops) {
+    std::vector<std::string> named;
+    for (auto [name, loop] : loops)
+      if (loop->failed > 0) named.push_back(fmt::format("{} {}", name, loop->failed));
+    return named;
+  };
+  std::vector<ModeResult> results{{io_uring ? "io_uring" : "classic", pipe_us.median(),
+                                   bare_us.median(), cused_us.median(), legacy_us.median(),
+                                   defer_us.median(), remote_us.median(), 4,
+                                   failures({{"pipe", &pipe_us},
+                                             {"bare", &bare_us},
+                                             {"cused", &cused_us},
+                                             {"legacy", &legacy_us},
+                                             {"defer", &defer_us},
+                                             {"remote", &remote_us}})}};
   if (with_run)
-    results.push_back({"run", median(pipe_us), median(notify_us), median(run_us),
-                       median(run_legacy_us), median(run_defer_us), median(remote_us),
-                       kRunRemotePerCall});
+    results.push_back({"run", pipe_us.median(), notify_us.median(), run_us.median(),
+                       run_legacy_us.median(), run_defer_us.median(), remote_us.median(),
+                       kRunRemotePerCall,
+                       failures({{"notify", &notify_us},
+                                 {"run", &run_us},
+                                 {"run-legacy", &run_legacy_us},
+                                 {"run-defer", &run_defer_us}})});
   return results;
 }
 
@@ -467,6 +502,10 @@ int main(int argc, char** argv) {
       "mode run: `bare` is a notified ioctl answered at once, its floor 2 of those + {} remote "
       "accesses\n",
       rounds, iterations, kRunRemotePerCall);
+  for (const auto& r : results)
+    fmt::print(
+        "failed rounds, left out of the medians ({}): {}\n", r.mode,
+        r.failed_rounds.empty() ? "none" : fmt::format("{}", fmt::join(r.failed_rounds, ", ")));
   auto classic = std::find_if(results.begin(), results.end(),
                               [](const ModeResult& r) { return r.mode == "classic"; });
   auto run = std::find_if(results.begin(), results.end(),
