@@ -29,16 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using client::BinderDevice;
+using testing::is_mounted;
 using testing::wait_until;
 using namespace std::chrono_literals;
-
-bool is_mounted(const std::string& dir) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(mountinfo, line))
-    if (line.find(" " + dir + " ") != std::string::npos) return true;
-  return false;
-}
 
 // A cused process serving `dir` in the foreground.
 class Daemon {
