@@ -69,11 +69,19 @@ class StopSignalFd {
   StopSignalFd(const StopSignalFd&) = delete;
   StopSignalFd& operator=(const StopSignalFd&) = delete;
 
+  struct Taken {
+    int signal = 0;  // 0: none pending
+    // Sent by the terminal (Ctrl-C, a hangup) to its foreground process group, the program
+    // included: passing it on would deliver it twice.
+    bool from_terminal = false;
+  };
+
   int fd() const { return fd_; }
-  // The next pending stop signal, or 0.
-  int take() const {
+  // The next pending stop signal.
+  Taken take() const {
     signalfd_siginfo info{};
-    return read(fd_, &info, sizeof info) == sizeof info ? static_cast<int>(info.ssi_signo) : 0;
+    if (read(fd_, &info, sizeof info) != sizeof info) return {};
+    return {static_cast<int>(info.ssi_signo), info.ssi_code == SI_KERNEL};
   }
 
  private:
@@ -86,7 +94,7 @@ bool pause(const StopSignalFd& signals, int child_pidfd, milliseconds limit) {
   pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_pidfd, POLLIN, 0}};
   int count = child_pidfd >= 0 ? 2 : 1;
   if (poll(fds, count, static_cast<int>(limit.count())) < 0) return false;
-  if (int signal = signals.take()) throw Stopped{signal};
+  if (int signal = signals.take().signal) throw Stopped{signal};
   return count == 2 && (fds[1].revents & POLLIN);
 }
 
@@ -340,7 +348,8 @@ class Launch {
         say(fmt::format("poll: {}", std::strerror(errno)));
         return program_->stop(SIGKILL, milliseconds(-1));
       }
-      while (int signal = signals_.take()) program_->signal(signal);
+      for (auto taken = signals_.take(); taken.signal; taken = signals_.take())
+        if (!taken.from_terminal) program_->signal(taken.signal);
       if (auto status = program_->status()) return *status;
       if (daemon_watched && daemon_->status()) {
         mount_.detach_if_left();

@@ -8,7 +8,8 @@
 // /dev has the mount's devices (private_dev.h), under the filter of seccomp_filter.h; its threads
 // and children inherit both, exec keeps them.
 //
-// Stopping: SIGTERM, SIGINT and SIGHUP to the launcher go on to the program; a daemon the
+// Stopping: SIGTERM, SIGINT and SIGHUP sent to the launcher go on to the program (not the
+// terminal's, which reach the program directly); a daemon the
 // launcher started runs in a process group of its own, so that a signal to the launcher's group
 // (a terminal's Ctrl-C, timeout(1)) reaches the program only. Once the program has ended, the
 // servicemanager and then the daemon are stopped, the mount is detached if the daemon died
