@@ -1,13 +1,15 @@
 #include "cused/background.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace cused {
 
-Background::Background() {
+Background::Background(const std::string& what) {
   int verdict[2];
   if (pipe(verdict) != 0) std::exit(1);
   pid_t child = fork();
@@ -16,6 +18,9 @@ Background::Background() {
     close(verdict[1]);
     char status = 1;
     if (read(verdict[0], &status, 1) != 1) status = 1;  // the child died before reporting
+    if (status == 0)
+      fmt::print(stderr, "cused: serving {} in the background, pid {} (stop it with kill {})\n",
+                 what, child, child);
     std::_Exit(status);
   }
   close(verdict[0]);

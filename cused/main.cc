@@ -1,8 +1,7 @@
 // cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE and/or
 // binder character devices through CUSE.
 #include <fmt/format.h>
-#include <pthread.h>
-#include <signal.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,10 +29,12 @@
 #include "cused/host/proc_attr_label.h"
 #include "cused/host/shrinker_thread.h"
 #include "cused/host/thread_timer.h"
+#include "cused/mount_point.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
 #include "cused/run/run_server.h"
 #include "cused/service_notify.h"
+#include "cused/stop_signals.h"
 #include "cused/thread_priorities.h"
 
 namespace {
@@ -91,17 +92,17 @@ std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
   return devices;
 }
 
-// Without a mount there is no FUSE loop to end on a signal: main waits for one with sigwait.
-sigset_t stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
-  return set;
+// What a background daemon tells the user it serves: the mount, and/or the CUSE devices.
+std::string served_text(const std::string& mountpoint, const std::vector<std::string>& cuse_specs) {
+  std::vector<std::string> served;
+  if (!mountpoint.empty()) served.push_back(mountpoint);
+  for (const auto& spec : cuse_specs)
+    served.push_back("/dev/" + cused::core::split_device_spec(spec).name);
+  return fmt::format("{}", fmt::join(served, " and "));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The daemon, or `cused run`: main's work, whose errors main reports.
+int serve(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
   app.set_version_flag("--version", cused::version_text("cused", fuse_pkgversion()));
   std::string mountpoint;
@@ -115,13 +116,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> cuse_specs;
   cused::cuse::SessionOptions cuse_session;
   std::string cuse_socket_dir;
-  app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on");
+  app.add_option("--mount", mountpoint,
+                 "Directory to mount the binderfs look-alike on (created if missing, and then "
+                 "removed at exit; refused if a running cused serves it)");
   app.add_option("--cuse", cuse_specs,
                  "Serve /dev/NAME as a character device through CUSE, NAME[:VARIANT] "
                  "(repeatable; mmap needs the LD_PRELOAD shim, docs/cuse.md)");
   app.add_option("--cuse-socket-dir", cuse_socket_dir,
                  "Directory of the CUSE devices' mmap sockets (default /run/cused)");
-  app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
+  app.add_flag("-f,--foreground", foreground,
+               "Stay in the foreground (by default cused returns once it serves, printing the "
+               "daemon's pid)");
   std::string default_variant;
   app.add_option("--device", devices,
                  "Binder device to create, NAME or NAME:SPEC with a variant (repeatable; default: "
@@ -148,12 +153,23 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Run PROGRAM with its binder ioctls served by the cused on --mount DIR through seccomp "
-      "(started for it when DIR has none; docs/run.md): cused run [--mount DIR] -- PROGRAM ARGS");
+      "(started for it when DIR has none; docs/run.md): cused run [--mount DIR] "
+      "[--servicemanager[=PROGRAM]] -- PROGRAM ARGS. SIGTERM, SIGINT and SIGHUP go on to the "
+      "program; the exit status is the program's (128 + N if signal N ended it), 125 if cused "
+      "run failed, 126/127 if PROGRAM cannot be run / is not found");
   run->add_option("--mount", run_options.mount,
                   "The mount to serve the program (default: a temporary one of its own)");
   run->add_option("--device", run_options.devices,
                   "Binder device of a daemon cused run starts, NAME or NAME:SPEC (repeatable)");
   run->add_option("--variant", run_options.variant, "Variant of that daemon's devices");
+  std::string servicemanager;
+  CLI::Option* servicemanager_flag =
+      run->add_flag("--servicemanager{}", servicemanager,
+                    "Start a context manager (PROGRAM, default: cused's servicemanager) on "
+                    "/dev/binder, answering "
+                    "before "
+                    "the program, and stop it after it")
+          ->option_text("[=PROGRAM]");
   run->prefix_command();  // everything from PROGRAM on is the program's
   // `cused run [OPTIONS] -- PROGRAM ARGS...`: what follows the first "--" is the program's, left
   // out of the parse; without "--", the first word that is not an option starts it.
@@ -170,6 +186,7 @@ int main(int argc, char** argv) {
   if (run->parsed()) {
     for (const auto& word : run->remaining()) run_options.command.push_back(word);
     run_options.daemon = std::filesystem::read_symlink("/proc/self/exe").string();
+    if (servicemanager_flag->count() > 0) run_options.servicemanager = servicemanager;
     return cused::run::launch(run_options);
   }
   if (mountpoint.empty() && cuse_specs.empty()) {
@@ -215,13 +232,18 @@ int main(int argc, char** argv) {
   // S4.12: binder's nice inheritance sets client threads' nice, as the kernel sets `current`'s.
   cused::core::Driver::shared_default()->set_thread_priorities(
       std::make_shared<cused::HostThreadPriorities>());
+  std::optional<cused::MountPoint> prepared_mountpoint;
+  try {
+    if (!mountpoint.empty()) prepared_mountpoint.emplace(mountpoint);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "{}\n", error.what());
+    return 1;
+  }
   std::optional<cused::Background> background;
-  if (!foreground) background.emplace();  // before any thread exists
+  // Before any thread exists
+  if (!foreground) background.emplace(served_text(mountpoint, cuse_specs));
   cused::FatalCleanup::install();
-  sigset_t signals = stop_signals();
-  // Blocked before the first thread (the shrinker's) starts, so that every thread inherits the mask
-  // and a stop signal cannot kill the daemon on a thread with the default action.
-  if (mountpoint.empty()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  cused::StopSignals stop_signals;
   try {
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
@@ -238,8 +260,7 @@ int main(int argc, char** argv) {
     if (mountpoint.empty()) {
       if (background) background->ready();
       cused::notify_service_manager("READY=1");  // cused.service is Type=notify
-      int signal = 0;
-      sigwait(&signals, &signal);
+      stop_signals.wait();
       cused::notify_service_manager("STOPPING=1");
       return 0;
     }
@@ -247,7 +268,8 @@ int main(int argc, char** argv) {
     cused::ForgetMountAtExit forget_mount;
     cused::binderfs::Mount mount(filesystem, mount_options);
     cused::FatalCleanup::set_mount(mountpoint);  // undone even if the daemon dies of a bug
-    if (fuse_set_signal_handlers(mount.session()) != 0) return 1;
+    // A stop signal that came while the daemon started ends the loop before it serves.
+    cused::StopAction stop_serving(stop_signals, [&mount] { mount.stop(); });
     // `cused run` programs attach through this daemon's run socket (docs/run.md).
     std::optional<cused::run::RunServer> run_server;
     try {
@@ -261,13 +283,25 @@ int main(int argc, char** argv) {
     cused::notify_service_manager("READY=1");  // the mount and the links exist
     int result = mount.serve();
     cused::notify_service_manager("STOPPING=1");
-    fuse_remove_signal_handlers(mount.session());
-    // libfuse reports the signal that ended the loop; SIGINT/SIGTERM/SIGHUP are a clean stop.
-    bool clean = result == 0 || result == SIGINT || result == SIGTERM || result == SIGHUP;
-    return clean ? 0 : 1;
+    return result == 0 ? 0 : 1;
   } catch (const std::exception& error) {
     fmt::print(stderr, "{}\n", error.what());
     if (background) background->failed();
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // First: a stop signal from here on waits for StopSignals' thread, which stops cleanly.
+  cused::StopSignals::block();
+  try {
+    return serve(argc, argv);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "cused: {}\n", error.what());
+  } catch (...) {
+    fmt::print(stderr, "cused: stopped by an unknown error\n");
+  }
+  return 1;
 }

@@ -16,7 +16,10 @@
 
 namespace cused::run {
 
-int connect_to_daemon(const std::string& mount) {
+namespace {
+
+// A connection to the run socket of the daemon serving `mount`, or -1.
+int connect_to_run_socket(const std::string& mount) {
   struct stat st {};
   if (stat(mount.c_str(), &st) != 0) return -1;
   std::string path = socket_path_for(st.st_dev);
@@ -29,11 +32,32 @@ int connect_to_daemon(const std::string& mount) {
     close(fd);
     return -1;
   }
-  // The listener grants power over the program: only to a daemon run by root or by us.
+  return fd;
+}
+
+ucred peer_of(int fd) {
   ucred peer{};
   socklen_t size = sizeof peer;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
-      (peer.uid != 0 && peer.uid != geteuid())) {
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) peer.pid = 0;
+  return peer;
+}
+
+}  // namespace
+
+std::optional<pid_t> serving_daemon(const std::string& mount) {
+  int fd = connect_to_run_socket(mount);
+  if (fd < 0) return std::nullopt;
+  pid_t pid = peer_of(fd).pid;
+  close(fd);
+  return pid > 0 ? std::optional(pid) : std::nullopt;
+}
+
+int connect_to_daemon(const std::string& mount) {
+  int fd = connect_to_run_socket(mount);
+  if (fd < 0) return -1;
+  // The listener grants power over the program: only to a daemon run by root or by us.
+  ucred peer = peer_of(fd);
+  if (peer.pid <= 0 || (peer.uid != 0 && peer.uid != geteuid())) {
     close(fd);
     return -1;
   }

@@ -3,6 +3,9 @@
 // calling process under the filter, hand the listener over.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 
 namespace cused::run {
@@ -10,6 +13,10 @@ namespace cused::run {
 // A connection to the run socket of the daemon serving `mount`, or -1 (none, or its owner is
 // neither root nor the caller: the listener grants power over the program).
 int connect_to_daemon(const std::string& mount);
+
+// The pid of the daemon whose run socket serves `mount` (SO_PEERCRED), whoever runs it; nullopt
+// if none answers.
+std::optional<pid_t> serving_daemon(const std::string& mount);
 
 // Sends `listener` over `connection` and waits for the daemon to take it; 0 or an errno.
 int hand_over(int connection, int listener);

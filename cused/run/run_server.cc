@@ -66,6 +66,8 @@ void add_to_epoll(int epoll_fd, int fd, std::uint64_t key, std::uint32_t events)
 }
 
 // Receives one RunAttach with its listener; -1 when the message is not one.
+constexpr int kAttachLimitSeconds = 5;
+
 int receive_attach(int connection, uapi::RunAttach& attach) {
   int listener = -1;
   ssize_t got = client::receive_with_fd(connection, &attach, sizeof attach, listener);
@@ -194,6 +196,10 @@ void RunServer::accept_attach() {
   for (;;) {
     int connection = accept4(socket_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection < 0) return;  // EAGAIN: none left
+    // A peer that connects and sends nothing must not hold up the attaches after it, nor the
+    // daemon's stop (which joins this thread); a launcher sends within milliseconds.
+    timeval limit{kAttachLimitSeconds, 0};
+    setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     ucred peer{};
     socklen_t size = sizeof peer;
     uapi::RunAttach message{};

@@ -1,4 +1,5 @@
 // The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,15 +12,18 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "client/binder_device.h"
+#include "cused/run/attach.h"
 #include "tests/integration/mounted_binderfs.h"
 
 extern char** environ;
@@ -29,16 +33,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using client::BinderDevice;
+using testing::is_mounted;
 using testing::wait_until;
 using namespace std::chrono_literals;
-
-bool is_mounted(const std::string& dir) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(mountinfo, line))
-    if (line.find(" " + dir + " ") != std::string::npos) return true;
-  return false;
-}
 
 // A cused process serving `dir` in the foreground.
 class Daemon {
@@ -146,12 +143,29 @@ TEST_F(DaemonTest, KilledDaemonGivesErrorsAndStaleMountIsCleaned) {
   EXPECT_EQ(BinderDevice(dir_ + "/binder").version(), 8);
 }
 
-// Without --foreground the command returns once the mount serves (exit 0), and the daemon, with
-// its threads (forked before any existed), keeps serving; a bad mount point is exit 1.
-TEST_F(DaemonTest, BackgroundDaemonServesAfterCommandReturns) {
-  const char* binary = std::getenv("CUSED_BINARY");
-  std::string command = std::string(binary) + " --mount " + dir_;
-  ASSERT_EQ(std::system(command.c_str()), 0);
+// What `command` prints on stdout and stderr, and its exit status.
+std::pair<std::string, int> output_of(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::string output;
+  char buffer[512];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  int status = pipe ? pclose(pipe) : -1;
+  return {output, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// Without --foreground the command returns once the mount serves (exit 0), saying which pid to
+// stop, and the daemon, with its threads (forked before any existed), keeps serving until that
+// pid is stopped; a mount point that cannot be made is exit 1.
+TEST_F(DaemonTest, BackgroundDaemonPrintsItsPidAndServesAfterCommandReturns) {
+  const std::string binary = std::getenv("CUSED_BINARY");
+  auto [output, status] = output_of(binary + " --mount " + dir_);
+  ASSERT_EQ(status, 0) << output;
+  int pid = 0;
+  ASSERT_EQ(std::sscanf(output.c_str(), "cused: serving %*s in the background, pid %d", &pid), 1)
+      << output;
+  EXPECT_EQ(output, fmt::format("cused: serving {} in the background, pid {} (stop it with kill "
+                                "{})\n",
+                                dir_, pid, pid));
   EXPECT_TRUE(is_mounted(dir_));
   {
     BinderDevice device(dir_ + "/binder");
@@ -162,9 +176,38 @@ TEST_F(DaemonTest, BackgroundDaemonServesAfterCommandReturns) {
     EXPECT_EQ(device.write_read(bwr), 0);  // a new thread's first read: BR_NOOP at once
     EXPECT_EQ(device.version(), 8);
   }
-  EXPECT_EQ(umount2(dir_.c_str(), 0), 0);  // the daemon ends with its mount
-  std::string bad = std::string(binary) + " --mount " + dir_ + "/does-not-exist 2>/dev/null";
-  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 1);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);  // what the message says
+  EXPECT_TRUE(wait_until([&] { return !is_mounted(dir_); }));
+  std::ofstream(dir_ + "/file") << "not a directory";
+  EXPECT_EQ(output_of(binary + " --mount " + dir_ + "/file/mount").second, 1);
+}
+
+// A missing mount point is made (with its missing parents), and removed again at exit.
+TEST_F(DaemonTest, MissingMountPointIsCreatedAndRemovedAtExit) {
+  std::string mountpoint = dir_ + "/made/here";
+  Daemon daemon(mountpoint);
+  ASSERT_TRUE(wait_until([&] { return is_mounted(mountpoint); }));
+  EXPECT_EQ(BinderDevice(mountpoint + "/binder").version(), 8);
+  int status = daemon.stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(is_mounted(mountpoint));
+  EXPECT_FALSE(fs::exists(dir_ + "/made"));
+}
+
+// A second daemon on a directory a running cused serves is refused, naming the pid to stop;
+// no second mount is stacked on the first.
+TEST_F(DaemonTest, SecondDaemonOnAServedDirectoryIsRefusedNamingThePid) {
+  Daemon first(dir_);
+  ASSERT_TRUE(wait_until([&] { return run::serving_daemon(dir_).has_value(); }));
+  auto [output, status] =
+      output_of(std::string(std::getenv("CUSED_BINARY")) + " --mount " + dir_ + " --foreground");
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find(fmt::format("{} is served already by cused pid {} (stop it with kill {}",
+                                    dir_, first.pid(), first.pid())),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(testing::mounts_under(dir_).size(), 1u);
+  EXPECT_EQ(BinderDevice(dir_ + "/binder").version(), 8);
 }
 
 // --link makes /dev-style symlinks, never replaces something that is not ours, and removes its

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -19,6 +20,25 @@
 #include "cused/host/thread_timer.h"
 
 namespace cused::testing {
+
+std::vector<std::string> mounts_under(const std::string& prefix) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::vector<std::string> found;
+  std::string line;
+  while (std::getline(mountinfo, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, devno, root, mountpoint;
+    fields >> id >> parent >> devno >> root >> mountpoint;
+    if (mountpoint == prefix || mountpoint.rfind(prefix + "/", 0) == 0) found.push_back(mountpoint);
+  }
+  return found;
+}
+
+bool is_mounted(const std::string& dir) {
+  for (const auto& mountpoint : mounts_under(dir))
+    if (mountpoint == dir) return true;
+  return false;
+}
 
 std::string make_temp_dir(const char* prefix) {
   std::string pattern = std::string("/tmp/") + prefix + "XXXXXX";

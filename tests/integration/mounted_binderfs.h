@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
@@ -53,6 +54,11 @@ class MountedBinderfs {
   bool finished_ = false;  // guarded by watchdog_lock_
   std::thread watchdog_;
 };
+
+// The mount points in /proc/self/mountinfo that are `prefix` or lie under it.
+std::vector<std::string> mounts_under(const std::string& prefix);
+// Whether `dir` is a mount point (in /proc/self/mountinfo).
+bool is_mounted(const std::string& dir);
 
 // Makes a fresh temporary directory and returns its path.
 std::string make_temp_dir(const char* prefix);
