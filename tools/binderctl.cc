@@ -51,7 +51,7 @@ std::string explain_spec(const std::string& spec) {
 
 std::optional<std::string> resolve_mount(const std::string& given, std::string& error) {
   if (!given.empty()) return given;
-  auto mounts = cused::binderctl::find_cused_mounts();
+  auto mounts = cused::client::find_cused_mounts();
   if (mounts.size() == 1) return mounts.front();
   if (mounts.empty())
     error = "no cused mount found in /proc/mounts; give --mount DIR";

@@ -16,6 +16,7 @@
 #include "client/binder_device.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
+#include "client/cused_mounts.h"
 #include "tools/binderctl_control.h"
 
 namespace cused {
@@ -198,7 +199,7 @@ TEST(BinderctlMounts, FindsCusedMountsByFsname) {
                                     "cused /tmp/with\\040space fuse.binder rw,nosuid,nodev 0 0\n"
                                     "other /mnt/x fuse.sshfs rw 0 0\n"
                                     "cused /run/cused fuse.binder rw 0 0\n";
-  EXPECT_EQ(binderctl::find_cused_mounts(dir + "/mounts"),
+  EXPECT_EQ(client::find_cused_mounts(dir + "/mounts"),
             (std::vector<std::string>{"/tmp/with space", "/run/cused"}));
   fs::remove_all(dir);
 }
