@@ -74,7 +74,10 @@ std::string describe_open_failure(const std::string& device, int err,
                      open_advice(device, err, mounts_file));
 }
 
-bool binder_daemon_gone(int err) { return err == ENOTCONN || err == ENODEV || err == ENOSYS; }
+// Seen on a servicemanager's looper (tools/servicemanager's test): the daemon stopping (SIGTERM,
+// ENOTCONN) or killed (ECONNABORTED) under a FUSE mount, and under `cused run`, whose
+// supervisor answers ENOSYS once its daemon is gone.
+bool binder_daemon_gone(int err) { return err == ENOTCONN || err == ECONNABORTED || err == ENOSYS; }
 
 std::string describe_daemon_gone(const std::string& device, int err) {
   return fmt::format("the binder daemon serving {} went away ({}); restart cused, then {}", device,

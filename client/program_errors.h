@@ -43,8 +43,8 @@ std::string describe_open_failure(const std::string& device, int err,
                                   const std::string& mounts_file = "/proc/mounts");
 
 // True for the errnos a binder call on an open device gets once the daemon serving it has exited
-// (never from a live driver for the calls a client makes): ENOTCONN from an aborted FUSE
-// connection, ENODEV from CUSE, ENOSYS from a FUSE file whose daemon unmounted.
+// (never from a live driver for the calls a client makes): ENOTCONN once a FUSE daemon has
+// exited, ECONNABORTED when it was killed, ENOSYS from `cused run` whose daemon is gone.
 bool binder_daemon_gone(int err);
 
 // "the binder daemon serving DEVICE went away (strerror); restart cused, then PROGRAM".
