@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "client/program_errors.h"
 #include "core/version.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/progress.h"
@@ -193,9 +194,8 @@ int run(Settings& settings) {
   return EXIT_SUCCESS;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Settings settings;
   // Everything after "--" is the workload, untouched by the option parser.
   int options_end = argc;
@@ -287,4 +287,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "binder-ab: {}\n", error.what());
     return EXIT_FAILURE;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

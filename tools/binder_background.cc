@@ -21,6 +21,7 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
 #include "tools/binder_workers.h"
@@ -80,9 +81,8 @@ void run_caller(cused::client::BinderProcess& process, const Settings& settings,
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Settings settings;
   CLI::App app{
       "low-priority callers of another workload's binder services (binderWorker0..N-1), "
@@ -126,4 +126,10 @@ int main(int argc, char** argv) {
     return EXIT_FAILURE;
   }
   return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "client/cused_mounts.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
-#include "client/cused_mounts.h"
 #include "tools/binderctl_control.h"
 
 namespace cused {
@@ -156,6 +156,21 @@ TEST_F(BinderctlTest, ErrorsAreClearAndNonzero) {
             "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
             "caller,install_latency_us=0\n")
       << "refused requests changed nothing";
+}
+
+// S10.3: binderfs refuses "", ".", ".." and names with '/' with EACCES; binderctl keeps the
+// kernel's errno and says the name is the problem, not binder-control's owner.
+TEST_F(BinderctlTest, S10_3_AnInvalidNameIsSaidToBeInvalid) {
+  ASSERT_TRUE(start_daemon({}));
+  for (const std::string name : {"bad/name", "..", "bad/name:pages=lazy"}) {
+    auto create = binderctl("create '" + name + "'");
+    EXPECT_EQ(exit_status(create), 1) << create.output;
+    std::string bare = name.substr(0, name.find(':'));
+    EXPECT_EQ(create.output, "binderctl: BINDER_CTL_ADD " + name + ": Permission denied\n  '" +
+                                 bare +
+                                 "' is not a valid device name: binderfs refuses \"\", \".\", "
+                                 "\"..\" and names with '/'\n");
+  }
 }
 
 // binderctl shrink asks the daemon's shrinker and prints what it freed.
