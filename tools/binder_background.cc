@@ -107,24 +107,20 @@ int run(int argc, char** argv) {
                  ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(settings.seconds))
                  : Clock::time_point::max();
-  try {
-    cused::client::ProcessOptions options;
-    options.device = settings.device;
-    cused::client::BinderProcess process(options);
-    Counts counts;
-    std::vector<std::jthread> callers;
-    for (int i = 0; i < settings.threads; ++i)
-      callers.emplace_back(
-          [&, i] { run_caller(process, settings, i % settings.services, end, counts); });
-    callers.clear();  // joins
-    std::printf("calls: %llu lookups: %llu gone: %llu\n",
-                static_cast<unsigned long long>(counts.calls.load()),
-                static_cast<unsigned long long>(counts.lookups.load()),
-                static_cast<unsigned long long>(counts.gone.load()));
-  } catch (const std::system_error& error) {
-    std::fprintf(stderr, "binder-background: %s: %s\n", settings.device.c_str(), error.what());
-    return EXIT_FAILURE;
-  }
+  // A device that cannot be opened is guarded_main's line, which names the device.
+  cused::client::ProcessOptions options;
+  options.device = settings.device;
+  cused::client::BinderProcess process(options);
+  Counts counts;
+  std::vector<std::jthread> callers;
+  for (int i = 0; i < settings.threads; ++i)
+    callers.emplace_back(
+        [&, i] { run_caller(process, settings, i % settings.services, end, counts); });
+  callers.clear();  // joins
+  std::printf("calls: %llu lookups: %llu gone: %llu\n",
+              static_cast<unsigned long long>(counts.calls.load()),
+              static_cast<unsigned long long>(counts.lookups.load()),
+              static_cast<unsigned long long>(counts.gone.load()));
   return EXIT_SUCCESS;
 }
 
