@@ -1,9 +1,11 @@
 #include "client/service_manager.h"
 
 #include <errno.h>
+#include <fmt/format.h>
 
 #include <thread>
 
+#include "client/binder_process.h"
 #include "client/program_errors.h"
 
 namespace cused::client {
@@ -44,6 +46,18 @@ bool ServiceManagerProxy::wait_until_answering(std::chrono::milliseconds limit, 
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+void await_context_manager(const std::string& device, std::chrono::seconds limit) {
+  ProcessOptions options;
+  options.device = device;
+  options.max_threads = 0;
+  BinderProcess process(options);
+  IpcThread thread(process);
+  if (!ServiceManagerProxy(thread).wait_until_answering(limit))
+    throw ProgramError(
+        fmt::format("gave up waiting for a context manager on {} after {} s (start servicemanager)",
+                    device, limit.count()));
 }
 
 std::int32_t ServiceManagerProxy::add_service(std::string_view name, binder_uintptr_t object,

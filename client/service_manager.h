@@ -64,4 +64,10 @@ class ServiceManagerProxy {
   IpcThread& thread_;
 };
 
+// wait_until_answering on a process of its own on `device`, closed again before it returns: what
+// a program that forks its binder users calls first, so that the wait is said once. Throws
+// ProgramError "gave up waiting for a context manager on DEVICE after N s (start
+// servicemanager)" at the limit, DeviceOpenError when the device cannot be opened.
+void await_context_manager(const std::string& device, std::chrono::seconds limit);
+
 }  // namespace cused::client

@@ -142,6 +142,8 @@ int run(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
 
   std::string name = fmt::format("cused.sendvec.{}", getpid());
+  // Before the server is forked, so that a missing one is said once, as binder-throughput does.
+  cused::client::await_context_manager(g_device, 30s);
   pid_t server = fork();
   if (server < 0) return EXIT_FAILURE;
   if (server == 0) serve(name);

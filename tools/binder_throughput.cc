@@ -97,20 +97,6 @@ std::chrono::seconds manager_wait(const Settings& settings) {
   return std::chrono::seconds(settings.wait_for_manager_seconds);
 }
 
-// The master waits for the context manager before it forks a worker, so that a missing one (or a
-// device that cannot be opened) is said once, not once a worker.
-void wait_for_context_manager(const Settings& settings) {
-  cused::client::ProcessOptions options;
-  options.device = settings.device;
-  options.max_threads = 0;
-  cused::client::BinderProcess process(options);
-  cused::client::IpcThread thread(process);
-  if (!cused::client::ServiceManagerProxy(thread).wait_until_answering(manager_wait(settings)))
-    throw cused::client::ProgramError(
-        fmt::format("gave up waiting for a context manager on {} after {} s (start servicemanager)",
-                    settings.device, settings.wait_for_manager_seconds));
-}
-
 [[noreturn]] void run_worker(int num, const Settings& settings, const Channel& channel) {
   cused::client::ProcessOptions options;
   options.device = settings.device;
@@ -272,7 +258,9 @@ int run(int argc, char** argv) {
   if (settings.pairs && settings.workers < 2) fail("-p needs at least 2 workers");
   // A worker that dies leaves the master writing to a closed pipe: say so, not die of SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
-  wait_for_context_manager(settings);
+  // Before any worker is forked, so that a missing one (or a device that cannot be opened) is
+  // said once, not once a worker.
+  cused::client::await_context_manager(settings.device, manager_wait(settings));
 
   ThroughputResults results;
   if (settings.training) {
