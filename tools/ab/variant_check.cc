@@ -35,8 +35,8 @@ void check_label(const char* side, Variant& variant) {
   if (variant.spec.empty()) return;
   if (variant.actual.empty())
     throw std::runtime_error(
-        fmt::format("{} is labelled {}, but no cused serves {} to tell its variant; label it by "
-                    "its path or name alone",
+        fmt::format("{} is labelled {}, but {} has no variant to check it against (no such "
+                    "device, or no cused serves it); create it, or label it by its path",
                     side, variant.label, variant.device));
   if (!spec_holds(variant.spec, variant.actual))
     throw std::runtime_error(
