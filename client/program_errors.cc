@@ -74,9 +74,9 @@ std::string describe_open_failure(const std::string& device, int err,
                      open_advice(device, err, mounts_file));
 }
 
-// Seen on a servicemanager's looper (tools/servicemanager's test): the daemon stopping (SIGTERM,
-// ENOTCONN) or killed (ECONNABORTED) under a FUSE mount, and under `cused run`, whose
-// supervisor answers ENOSYS once its daemon is gone.
+// Seen by servicemanager and binder-throughput under a FUSE mount: the daemon stopping (SIGTERM)
+// with the client idle gives ENOTCONN, killed (SIGKILL) or stopped with a call in flight
+// ECONNABORTED; under `cused run`, whose supervisor answers for the daemon, ENOSYS.
 bool binder_daemon_gone(int err) { return err == ENOTCONN || err == ECONNABORTED || err == ENOSYS; }
 
 std::string describe_daemon_gone(const std::string& device, int err) {

@@ -44,7 +44,7 @@ std::string describe_open_failure(const std::string& device, int err,
 
 // True for the errnos a binder call on an open device gets once the daemon serving it has exited
 // (never from a live driver for the calls a client makes): ENOTCONN once a FUSE daemon has
-// exited, ECONNABORTED when it was killed, ENOSYS from `cused run` whose daemon is gone.
+// exited, ECONNABORTED when it was killed or a call was in flight, ENOSYS from `cused run`.
 bool binder_daemon_gone(int err);
 
 // "the binder daemon serving DEVICE went away (strerror); restart cused, then PROGRAM".

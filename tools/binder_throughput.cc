@@ -150,6 +150,9 @@ std::chrono::seconds manager_wait(const Settings& settings) {
     auto end = Clock::now();
     results.add(static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+    if (status < 0 && cused::client::binder_daemon_gone(-status))
+      fail(fmt::format("worker {}: {}", num,
+                       cused::client::describe_daemon_gone(settings.device, -status)));
     if (status != cused::client::kOk)
       fail(fmt::format("thread {} failed {} i : {}", num, status, i));
   }
