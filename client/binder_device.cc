@@ -5,15 +5,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <system_error>
 #include <utility>
+
+#include "client/program_errors.h"
 
 namespace cused::client {
 
 static_assert(BinderDevice::kDefaultMapSize == (1u << 20) - 8192);
 
 BinderDevice::BinderDevice(const std::string& path, int flags) : fd_(::open(path.c_str(), flags)) {
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "open " + path);
+  if (fd_ < 0) throw DeviceOpenError(path, errno);
 }
 
 BinderDevice::BinderDevice(BinderDevice&& other) noexcept

@@ -19,7 +19,7 @@ class BinderDevice {
   // libbinder's mapping: 1 MiB minus two pages.
   static constexpr std::size_t kDefaultMapSize = (1u << 20) - 2 * 4096;
 
-  // Throws std::system_error when open() fails.
+  // Throws DeviceOpenError (a std::system_error) when open() fails.
   explicit BinderDevice(const std::string& path, int flags = O_RDWR | O_CLOEXEC);
   ~BinderDevice();
   BinderDevice(BinderDevice&& other) noexcept;

@@ -1,5 +1,13 @@
 #include "client/service_manager.h"
 
+#include <errno.h>
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "client/binder_process.h"
+#include "client/program_errors.h"
+
 namespace cused::client {
 
 namespace {
@@ -15,6 +23,41 @@ Parcel request() {
 std::int32_t ServiceManagerProxy::ping() {
   Parcel data, reply;
   return thread_.transact(0, kPingTransaction, data, &reply);
+}
+
+bool ServiceManagerProxy::wait_until_answering(std::chrono::milliseconds limit, std::FILE* notice,
+                                               std::chrono::milliseconds notice_after) {
+  using Clock = std::chrono::steady_clock;
+  const std::string& device = thread_.process().options().device;
+  auto start = Clock::now();
+  bool noticed = false;
+  for (;;) {
+    std::int32_t status = ping();
+    if (status == kOk) return true;
+    if (status < 0 && binder_daemon_gone(-status))
+      throw ProgramError(describe_daemon_gone(device, -status), 3);
+    auto waited = Clock::now() - start;
+    if (waited >= limit) return false;
+    if (!noticed && notice && waited >= notice_after) {
+      std::fprintf(notice, "%s: waiting for a context manager on %s (start servicemanager)\n",
+                   program_invocation_short_name, device.c_str());
+      std::fflush(notice);
+      noticed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void await_context_manager(const std::string& device, std::chrono::seconds limit) {
+  ProcessOptions options;
+  options.device = device;
+  options.max_threads = 0;
+  BinderProcess process(options);
+  IpcThread thread(process);
+  if (!ServiceManagerProxy(thread).wait_until_answering(limit))
+    throw ProgramError(
+        fmt::format("gave up waiting for a context manager on {} after {} s (start servicemanager)",
+                    device, limit.count()));
 }
 
 std::int32_t ServiceManagerProxy::add_service(std::string_view name, binder_uintptr_t object,

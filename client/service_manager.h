@@ -3,7 +3,9 @@
 // has the wire format; tools/servicemanager is the server.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,14 @@ class ServiceManagerProxy {
   explicit ServiceManagerProxy(IpcThread& thread) : thread_(thread) {}
 
   std::int32_t ping();
+  // As libbinder's defaultServiceManager(): pings until a context manager answers, for at most
+  // `limit`. After `notice_after` without an answer it says once on `notice` (unless null)
+  // "PROGRAM: waiting for a context manager on DEVICE (start servicemanager)", as libbinder says
+  // "Waiting for service manager". True once one answers, false at the limit; throws ProgramError
+  // (exit code 3) when the daemon serving the device has gone, which no wait mends.
+  bool wait_until_answering(std::chrono::milliseconds limit, std::FILE* notice = stderr,
+                            std::chrono::milliseconds notice_after = kWaitNoticeAfter);
+  static constexpr std::chrono::milliseconds kWaitNoticeAfter{250};
   // Registers a local object (BinderProcess::add_local_object). kOk or the error status.
   std::int32_t add_service(std::string_view name, binder_uintptr_t object,
                            bool allow_isolated = false,
@@ -53,5 +63,11 @@ class ServiceManagerProxy {
 
   IpcThread& thread_;
 };
+
+// wait_until_answering on a process of its own on `device`, closed again before it returns: what
+// a program that forks its binder users calls first, so that the wait is said once. Throws
+// ProgramError "gave up waiting for a context manager on DEVICE after N s (start
+// servicemanager)" at the limit, DeviceOpenError when the device cannot be opened.
+void await_context_manager(const std::string& device, std::chrono::seconds limit);
 
 }  // namespace cused::client

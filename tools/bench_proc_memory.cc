@@ -3,6 +3,7 @@
 // with one binder thread after BINDER_VERSION, and a read-only mapping), and reports the
 // daemon's RSS growth per proc. Buffer pages are excluded by construction: no transaction runs,
 // so no buffer page is ever installed.
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -17,9 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "client/binder_device.h"
+#include "client/program_errors.h"
 
 extern char** environ;
 
@@ -38,9 +38,8 @@ long rss_kib(pid_t pid) {
   return -1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   CLI::App app{"bench-proc-memory: cused daemon RSS per idle proc"};
   std::string cused = "build/cused/cused";
   int count = 1000;
@@ -62,7 +61,10 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 
   // Warm up: the first procs pay for lazily grown daemon structures and threads.
-  { cused::client::BinderDevice warm(dir + "/binder"); warm.version(); }
+  {
+    cused::client::BinderDevice warm(dir + "/binder");
+    warm.version();
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   long before = rss_kib(daemon);
   std::vector<cused::client::BinderDevice> devices;
@@ -81,4 +83,10 @@ int main(int argc, char** argv) {
   waitpid(daemon, nullptr, 0);
   std::filesystem::remove(dir);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -23,10 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "client/program_errors.h"
 #include "core/version.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
+#include "tools/ab/variant_check.h"
 
 namespace {
 
@@ -40,6 +42,7 @@ struct Settings {
   std::string metric = kDefaultMetric;
   std::string metric_name;
   bool lower_is_better = false;
+  bool count_metric = false;
   bool latency = false;
   Schedule schedule;
   double budget_seconds = 60;
@@ -69,11 +72,11 @@ std::string default_metric_name(const Settings& settings) {
   return settings.metric == kDefaultMetric ? "iterations per sec" : settings.metric;
 }
 
-// The row's name when none is given: the program's name and its arguments but the device's.
+// The row's name when none is given: the program's name and its arguments, "{dev}" kept as the
+// placeholder it is (the device differs between A and B).
 std::string default_name(const std::vector<std::string>& command) {
   std::string name = command.front().substr(command.front().rfind('/') + 1);
-  for (std::size_t i = 1; i < command.size(); ++i)
-    if (command[i].find("{dev}") == std::string::npos) name += ' ' + command[i];
+  for (std::size_t i = 1; i < command.size(); ++i) name += ' ' + command[i];
   return name;
 }
 
@@ -105,10 +108,13 @@ Analysis measure_and_analyze(const Settings& settings) {
   Analysis analysis;
   analysis.a = resolve_variant(settings.a, settings.mount_dir);
   analysis.b = resolve_variant(settings.b, settings.mount_dir);
+  check_label("A", analysis.a);
+  check_label("B", analysis.b);
   analysis.command = command_to_run(settings);
   analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
   analysis.metric_name = default_metric_name(settings);
   analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
+  analysis.wording = settings.count_metric ? Wording::amount : Wording::speed;
   analysis.target_percent = settings.target_percent;
   Progress progress(stderr, progress_mode(settings),
                     {.name = analysis.name,
@@ -194,9 +200,8 @@ int run(Settings& settings) {
   return EXIT_SUCCESS;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Settings settings;
   // Everything after "--" is the workload, untouched by the option parser.
   int options_end = argc;
@@ -235,6 +240,9 @@ int main(int argc, char** argv) {
                  "binder-throughput's iterations per sec)");
   app.add_option("--metric-name", settings.metric_name, "the metric's name in the table");
   app.add_flag("--lower-is-better", settings.lower_is_better, "e.g. for a latency metric");
+  app.add_flag("--count-metric", settings.count_metric,
+               "the metric counts work (e.g. ioctls per call) rather than timing it: the verdict "
+               "reads \"B needs N % fewer METRIC\", not \"faster\"");
   app.add_flag("--latency", settings.latency,
                "also read binder-throughput's 50 % and 99 % latencies from each run: their B/A "
                "after the table, a plot panel each beside the main metric, and in the JSON");
@@ -291,4 +299,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "binder-ab: {}\n", error.what());
     return EXIT_FAILURE;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

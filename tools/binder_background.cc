@@ -21,6 +21,7 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
 #include "tools/binder_workers.h"
@@ -80,9 +81,8 @@ void run_caller(cused::client::BinderProcess& process, const Settings& settings,
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Settings settings;
   CLI::App app{
       "low-priority callers of another workload's binder services (binderWorker0..N-1), "
@@ -107,23 +107,25 @@ int main(int argc, char** argv) {
                  ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(settings.seconds))
                  : Clock::time_point::max();
-  try {
-    cused::client::ProcessOptions options;
-    options.device = settings.device;
-    cused::client::BinderProcess process(options);
-    Counts counts;
-    std::vector<std::jthread> callers;
-    for (int i = 0; i < settings.threads; ++i)
-      callers.emplace_back(
-          [&, i] { run_caller(process, settings, i % settings.services, end, counts); });
-    callers.clear();  // joins
-    std::printf("calls: %llu lookups: %llu gone: %llu\n",
-                static_cast<unsigned long long>(counts.calls.load()),
-                static_cast<unsigned long long>(counts.lookups.load()),
-                static_cast<unsigned long long>(counts.gone.load()));
-  } catch (const std::system_error& error) {
-    std::fprintf(stderr, "binder-background: %s: %s\n", settings.device.c_str(), error.what());
-    return EXIT_FAILURE;
-  }
+  // A device that cannot be opened is guarded_main's line, which names the device.
+  cused::client::ProcessOptions options;
+  options.device = settings.device;
+  cused::client::BinderProcess process(options);
+  Counts counts;
+  std::vector<std::jthread> callers;
+  for (int i = 0; i < settings.threads; ++i)
+    callers.emplace_back(
+        [&, i] { run_caller(process, settings, i % settings.services, end, counts); });
+  callers.clear();  // joins
+  std::printf("calls: %llu lookups: %llu gone: %llu\n",
+              static_cast<unsigned long long>(counts.calls.load()),
+              static_cast<unsigned long long>(counts.lookups.load()),
+              static_cast<unsigned long long>(counts.gone.load()));
   return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "client/program_errors.h"
 #include "client/return_stream.h"
 #include "core/version.h"
 #include "uapi/binder.h"
@@ -546,9 +547,8 @@ int run(const Options& options) {
   return failures ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Options options;
   CLI::App app{"Random ioctl streams against a binder device, with self-kills and leak checks"};
   app.set_version_flag("--version", cused::version_text("binder-fuzz", nullptr));
@@ -572,4 +572,10 @@ int main(int argc, char** argv) {
         (std::filesystem::path(options.dev).parent_path() / "binder_logs" / "state").string();
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   return run(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

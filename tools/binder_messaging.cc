@@ -43,6 +43,7 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
 #include "tools/servicemanager_registry.h"
@@ -351,9 +352,8 @@ void print_table(const Settings& settings, const std::vector<std::string>& devic
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   Settings settings;
   std::vector<std::string> devices{settings.device};
   CLI::App app{
@@ -420,4 +420,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "binder-messaging: {}\n", error.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -23,6 +23,7 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
 
@@ -129,9 +130,8 @@ void print_help() {
   benchmark::PrintDefaultHelp();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "--version") {
       std::printf("%s\n", cused::version_text("binder-sendvec", nullptr).c_str());
@@ -142,6 +142,8 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
 
   std::string name = fmt::format("cused.sendvec.{}", getpid());
+  // Before the server is forked, so that a missing one is said once, as binder-throughput does.
+  cused::client::await_context_manager(g_device, 30s);
   pid_t server = fork();
   if (server < 0) return EXIT_FAILURE;
   if (server == 0) serve(name);
@@ -168,4 +170,10 @@ int main(int argc, char** argv) {
   waitpid(server, nullptr, 0);
   benchmark::Shutdown();
   return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -3,8 +3,8 @@
 // -m max latency in us; "iterations per sec: N", "average:..ms worst:..ms best:..ms", the
 // percentile line). Workers are forked processes; each serves a no-op object registered with the
 // service manager as binderWorker<N> and calls the others. Extras: --device, --defer-complete
-// (servers reply with TF_DEFER_COMPLETE) and "ioctls per transaction: N" (every worker's
-// BINDER_WRITE_READ calls, serving included, over the transactions made).
+// (servers reply with TF_DEFER_COMPLETE), --wait-for-manager and "ioctls per transaction: N"
+// (every worker's BINDER_WRITE_READ calls, serving included, over the transactions made).
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -22,6 +22,7 @@
 
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
 #include "tools/binder_throughput_results.h"
@@ -44,6 +45,8 @@ struct Settings {
   std::uint64_t max_latency_us = 50000;
   std::string device = "/dev/binder";
   bool defer_complete = false;
+  int wait_for_manager_seconds = 30;
+  const char* argv0 = "binder-throughput";
 };
 
 [[noreturn]] void fail(const std::string& why) {
@@ -55,7 +58,9 @@ struct Settings {
 // One end of a worker's two pipes: master and worker step each other through the phases.
 class Channel {
  public:
-  Channel(int read_fd, int write_fd) : read_fd_(read_fd), write_fd_(write_fd) {}
+  // `peer` names the other end for the message when it ends early ("worker 1", "the master").
+  Channel(int read_fd, int write_fd, std::string peer)
+      : read_fd_(read_fd), write_fd_(write_fd), peer_(std::move(peer)) {}
   void close_both() {
     close(read_fd_);
     close(write_fd_);
@@ -68,7 +73,7 @@ class Channel {
   template <typename T>
   void send(const T& value) const {
     if (write(write_fd_, &value, sizeof value) != static_cast<ssize_t>(sizeof value))
-      fail("pipe write failed (peer gone)");
+      fail(peer_ + " ended early (its message, if it had one, is above)");
   }
   // A short read means the other side died: nothing later can be trusted.
   template <typename T>
@@ -77,7 +82,7 @@ class Channel {
     std::size_t done = 0;
     while (done < sizeof value) {
       ssize_t got = read(read_fd_, bytes + done, sizeof value - done);
-      if (got <= 0) fail("pipe read failed (peer gone)");
+      if (got <= 0) fail(peer_ + " ended early (its message, if it had one, is above)");
       done += static_cast<std::size_t>(got);
     }
   }
@@ -85,7 +90,12 @@ class Channel {
  private:
   int read_fd_;
   int write_fd_;
+  std::string peer_;
 };
+
+std::chrono::seconds manager_wait(const Settings& settings) {
+  return std::chrono::seconds(settings.wait_for_manager_seconds);
+}
 
 [[noreturn]] void run_worker(int num, const Settings& settings, const Channel& channel) {
   cused::client::ProcessOptions options;
@@ -100,13 +110,10 @@ class Channel {
       [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
         return txn.code == kWorkerNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
       });
-  // As libbinder's defaultServiceManager(): wait for a context manager to appear (libbinder
-  // waits for ever; a bounded wait names the problem, and stays long enough for a loaded machine).
-  auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (service_manager.ping() != cused::client::kOk) {
-    if (Clock::now() > deadline) fail("no service manager answers on " + settings.device);
-    usleep(10000);
-  }
+  // The master saw it answer; quietly wait again in case it was just restarted.
+  if (!service_manager.wait_until_answering(manager_wait(settings), nullptr))
+    fail(fmt::format("worker {}: the context manager on {} stopped answering", num,
+                     settings.device));
   if (std::int32_t status = service_manager.add_service(worker_name(kWorkerPrefix, num), object);
       status != 0)
     fail(fmt::format("worker {}: addService failed with status {}", num, status));
@@ -143,6 +150,9 @@ class Channel {
     auto end = Clock::now();
     results.add(static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+    if (status < 0 && cused::client::binder_daemon_gone(-status))
+      fail(fmt::format("worker {}: {}", num,
+                       cused::client::describe_daemon_gone(settings.device, -status)));
     if (status != cused::client::kOk)
       fail(fmt::format("thread {} failed {} i : {}", num, status, i));
   }
@@ -167,11 +177,13 @@ Channel start_worker(int num, const Settings& settings, std::vector<Channel>& st
     for (auto& other : started) other.close_both();
     close(to_worker[1]);
     close(to_master[0]);
-    run_worker(num, settings, Channel(to_worker[0], to_master[1]));
+    Channel channel(to_worker[0], to_master[1], "the master");
+    _exit(cused::client::guarded_main(settings.argv0,
+                                      [&]() -> int { run_worker(num, settings, channel); }));
   }
   close(to_worker[0]);
   close(to_master[1]);
-  return Channel(to_master[0], to_worker[1]);
+  return Channel(to_master[0], to_worker[1], fmt::format("worker {}", num));
 }
 
 void wait_all(const std::vector<Channel>& channels) {
@@ -225,10 +237,9 @@ bool run_round(const Settings& settings, ThroughputResults& total) {
   return all_ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Settings settings;
+  settings.argv0 = argv[0];
   CLI::App app{"binder transaction throughput and latency (AOSP binderThroughputTest's flags)"};
   app.set_version_flag("--version", cused::version_text("binder-throughput", nullptr));
   app.add_option("-w", settings.workers, "total number of workers")->check(CLI::PositiveNumber);
@@ -241,8 +252,18 @@ int main(int argc, char** argv) {
   app.add_option("--device", settings.device, "binder device node")->capture_default_str();
   app.add_flag("--defer-complete", settings.defer_complete,
                "servers reply with TF_DEFER_COMPLETE (cused's features/defer_complete)");
+  app.add_option("--wait-for-manager", settings.wait_for_manager_seconds,
+                 "seconds to wait for a context manager (servicemanager) on the device; it says "
+                 "it is waiting after 0.25 s")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   if (settings.pairs && settings.workers < 2) fail("-p needs at least 2 workers");
+  // A worker that dies leaves the master writing to a closed pipe: say so, not die of SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
+  // Before any worker is forked, so that a missing one (or a device that cannot be opened) is
+  // said once, not once a worker.
+  cused::client::await_context_manager(settings.device, manager_wait(settings));
 
   ThroughputResults results;
   if (settings.training) {
@@ -257,4 +278,10 @@ int main(int argc, char** argv) {
   if (!run_round(settings, results)) return EXIT_FAILURE;
   std::printf("%s", results.report().c_str());
   return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

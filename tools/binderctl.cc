@@ -16,6 +16,8 @@
 #include <variant>
 #include <vector>
 
+#include "client/cused_mounts.h"
+#include "client/program_errors.h"
 #include "core/device_variant.h"
 #include "core/version.h"
 #include "tools/binderctl_control.h"
@@ -31,15 +33,23 @@ int fail(const std::string& message) {
   return 1;
 }
 
-// A failed ioctl, explained in the user's terms where the errno has one meaning here.
+// A failed ioctl with the kernel's errno, and what it means here when the caller knows.
 int fail(const Failure& failure, const std::string& hint = {}) {
   std::string message = fmt::format("{}: {}", failure.what, std::strerror(failure.err));
-  if (failure.err == EACCES || failure.err == EPERM)
-    message += " (binder-control belongs to root, as in binderfs)";
-  else if (failure.err == ENOTTY)
-    message += " (this cused does not serve that request)";
+  if (failure.err == ENOTTY) message += " (this cused does not serve that request)";
   if (!hint.empty()) message += "\n  " + hint;
   return fail(message);
+}
+
+// binder-control could not be opened: EACCES/EPERM there is its owner's rule.
+int fail_to_open(const Failure& failure) {
+  bool denied = failure.err == EACCES || failure.err == EPERM;
+  return fail(failure, denied ? "binder-control belongs to root, as in binderfs" : "");
+}
+
+// binderfs's rule for device names (S10.3): the names a VFS lookup refuses get EACCES.
+bool valid_device_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
 // Why the daemon refused a spec: the same parser, run here, names the bad key or value.
@@ -51,7 +61,7 @@ std::string explain_spec(const std::string& spec) {
 
 std::optional<std::string> resolve_mount(const std::string& given, std::string& error) {
   if (!given.empty()) return given;
-  auto mounts = cused::binderctl::find_cused_mounts();
+  auto mounts = cused::client::find_cused_mounts();
   if (mounts.size() == 1) return mounts.front();
   if (mounts.empty())
     error = "no cused mount found in /proc/mounts; give --mount DIR";
@@ -85,8 +95,14 @@ int list(const ControlFile& control, const std::string& mount) {
 int create(const ControlFile& control, const std::string& name_and_spec) {
   if (auto failure = control.create(name_and_spec)) {
     std::string hint;
+    std::string name = cused::core::split_device_spec(name_and_spec).name;
     if (failure->err == EINVAL)
       hint = explain_spec(cused::core::split_device_spec(name_and_spec).variant);
+    else if (failure->err == EACCES && !valid_device_name(name))
+      hint = fmt::format(
+          "'{}' is not a valid device name: binderfs refuses \"\", \".\", \"..\" and names with "
+          "'/'",
+          name);
     else if (failure->err == EEXIST)
       hint = "a device of that name exists; change its variant with `binderctl set`";
     return fail(*failure, hint);
@@ -142,9 +158,8 @@ int print_log(const std::string& mount, const std::string& file) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
   app.set_version_flag("--version", cused::version_text("binderctl", nullptr));
   app.require_subcommand(1);
@@ -172,11 +187,17 @@ int main(int argc, char** argv) {
   if (state_cmd->parsed()) return print_log(*mount, "state");
   if (stats_cmd->parsed()) return print_log(*mount, "stats");
   ControlFile control(*mount);
-  if (!control.ok()) return fail(control.failure());
+  if (!control.ok()) return fail_to_open(control.failure());
   if (list_cmd->parsed()) return list(control, *mount);
   if (create_cmd->parsed()) return create(control, name);
   if (set_cmd->parsed()) return set(control, name, spec);
   if (show_cmd->parsed()) return show(control, name);
   if (shrink_cmd->parsed()) return shrink(control);
   return fail("no command");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -1,5 +1,5 @@
-// binderctl's way into a running cused: its mount (found in /proc/mounts) and the ioctls of the
-// mount's binder-control (BINDER_CTL_ADD and uapi/cused.h).
+// binderctl's and binder-ab's way into a running cused: the ioctls of its mount's binder-control
+// (BINDER_CTL_ADD and uapi/cused.h).
 #pragma once
 
 #include <optional>
@@ -10,9 +10,6 @@
 #include "uapi/cused.h"
 
 namespace cused::binderctl {
-
-// The mount points of every cused (fsname "cused") in `mounts_file` (/proc/mounts format).
-std::vector<std::string> find_cused_mounts(const std::string& mounts_file = "/proc/mounts");
 
 // An errno from an ioctl or open, with what was being done.
 struct Failure {

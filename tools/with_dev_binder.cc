@@ -24,6 +24,7 @@
 #include <string>
 #include <system_error>
 
+#include "client/program_errors.h"
 #include "core/version.h"
 
 namespace {
@@ -97,9 +98,8 @@ void print_help() {
       kUsage);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// main, behind guarded_main: whatever it throws is one line and exit code 1.
+int run(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
     print_help();
     return 0;
@@ -123,4 +123,10 @@ int main(int argc, char** argv) {
   execvp(argv[2], argv + 2);
   std::fprintf(stderr, "with-dev-binder: %s: %s\n", argv[2], std::strerror(errno));
   return kCannotRun;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

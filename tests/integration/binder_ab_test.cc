@@ -121,5 +121,46 @@ TEST_F(BinderAbTest, FailingWorkloadIsReportedNotMeasured) {
   EXPECT_EQ(result.output.find("| "), std::string::npos) << result.output;
 }
 
+constexpr const char* kDefaultVariant =
+    "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context=caller,"
+    "install_latency_us=0";
+
+// A label whose SPEC the device does not have is refused before anything runs, naming the label
+// and the device's real variant: a table must not print one variant's numbers under another's name.
+TEST_F(BinderAbTest, ALabelTheDeviceDoesNotMatchIsRefusedWithBoth) {
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--mount", mount_.dir(),
+                             "--runs", "1", "binder:defer_complete=off", "hwbinder", "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             "{dev}", "-w", "2", "-i", "10"},
+                            testing::ToolProcess::Capture::stdout_and_stderr);
+  auto result = tool.finish(30s);
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 1) << result.output;
+  EXPECT_EQ(result.output, "binder-ab: A is labelled binder:defer_complete=off, but " +
+                               mount_.path("binder") + " has " + kDefaultVariant +
+                               "; change it (binderctl set) or the label\n");
+}
+
+// The row's default name keeps "{dev}" (not "--device -w 2", which reads as a missing argument),
+// and the header shows each device's full variant beside a label that holds.
+TEST_F(BinderAbTest, TheRowNameKeepsTheDevicePlaceholderAndTheHeaderTheFullVariants) {
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--mount", mount_.dir(),
+                             "--runs", "3", "--warmup", "0", "--progress", "none",
+                             "binder:defer_complete=on", mount_.path("hwbinder"), "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             "{dev}", "-w", "2", "-i", "50"});
+  auto result = tool.finish(60s);
+  ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+  EXPECT_NE(result.output.find("A = binder:defer_complete=on (" + mount_.path("binder") +
+                               "): " + kDefaultVariant + "\n"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("B = " + mount_.path("hwbinder") + ": " + kDefaultVariant + "\n"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("| binder-throughput --device {dev} -w 2 -i 50 | 3+3 |"),
+            std::string::npos)
+      << result.output;
+}
+
 }  // namespace
 }  // namespace cused

@@ -131,5 +131,36 @@ TEST_F(BinderThroughputTest, BackgroundCallersCallTheWorkersServicesAndOutliveTh
                                        << result.output;
 }
 
+// No context manager on the device (hwbinder has none here): within a second it says what it
+// waits for, as libbinder's "Waiting for service manager"; at --wait-for-manager it gives up with
+// one line, not one a worker.
+TEST_F(BinderThroughputTest, WithoutAContextManagerItSaysSoWithinASecondAndGivesUpOnce) {
+  std::string device = mount_.path("hwbinder");
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             device, "-w", "2", "-i", "10", "--wait-for-manager", "3"},
+                            testing::ToolProcess::Capture::stdout_and_stderr);
+  std::string waiting =
+      "binder-throughput: waiting for a context manager on " + device + " (start servicemanager)\n";
+  EXPECT_TRUE(tool.read_until(waiting, 1s)) << tool.output_so_far();
+  auto result = tool.finish(20s);
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 1) << result.output;
+  EXPECT_EQ(result.output, waiting +
+                               "binder-throughput: gave up waiting for a context manager on " +
+                               device + " after 3 s (start servicemanager)\n");
+}
+
+// The wait ends when a context manager appears: the run then goes as usual.
+TEST_F(BinderThroughputTest, AContextManagerStartedWhileItWaitsIsUsed) {
+  std::string device = mount_.path("hwbinder");
+  testing::ToolProcess tool({testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             device, "-w", "2", "-i", "10"},
+                            testing::ToolProcess::Capture::stdout_and_stderr);
+  ASSERT_TRUE(tool.read_until("waiting for a context manager", 5s)) << tool.output_so_far();
+  testing::ToolProcess late({testing::binary_from_env("SERVICEMANAGER_BINARY"), device});
+  auto result = tool.finish(30s);
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+  EXPECT_GT(parse(result.output).iterations_per_sec, 0) << result.output;
+}
+
 }  // namespace
 }  // namespace cused

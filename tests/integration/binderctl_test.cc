@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "client/cused_mounts.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 #include "tools/binderctl_control.h"
@@ -157,6 +158,21 @@ TEST_F(BinderctlTest, ErrorsAreClearAndNonzero) {
       << "refused requests changed nothing";
 }
 
+// S10.3: binderfs refuses "", ".", ".." and names with '/' with EACCES; binderctl keeps the
+// kernel's errno and says the name is the problem, not binder-control's owner.
+TEST_F(BinderctlTest, S10_3_AnInvalidNameIsSaidToBeInvalid) {
+  ASSERT_TRUE(start_daemon({}));
+  for (const std::string name : {"bad/name", "..", "bad/name:pages=lazy"}) {
+    auto create = binderctl("create '" + name + "'");
+    EXPECT_EQ(exit_status(create), 1) << create.output;
+    std::string bare = name.substr(0, name.find(':'));
+    EXPECT_EQ(create.output, "binderctl: BINDER_CTL_ADD " + name + ": Permission denied\n  '" +
+                                 bare +
+                                 "' is not a valid device name: binderfs refuses \"\", \".\", "
+                                 "\"..\" and names with '/'\n");
+  }
+}
+
 // binderctl shrink asks the daemon's shrinker and prints what it freed.
 TEST_F(BinderctlTest, ShrinkReportsWhatTheShrinkerFreed) {
   ASSERT_TRUE(start_daemon({}));
@@ -198,7 +214,7 @@ TEST(BinderctlMounts, FindsCusedMountsByFsname) {
                                     "cused /tmp/with\\040space fuse.binder rw,nosuid,nodev 0 0\n"
                                     "other /mnt/x fuse.sshfs rw 0 0\n"
                                     "cused /run/cused fuse.binder rw 0 0\n";
-  EXPECT_EQ(binderctl::find_cused_mounts(dir + "/mounts"),
+  EXPECT_EQ(client::find_cused_mounts(dir + "/mounts"),
             (std::vector<std::string>{"/tmp/with space", "/run/cused"}));
   fs::remove_all(dir);
 }

@@ -3,8 +3,12 @@
 // binderfs mount. Service owners and clients are separate opens of the device (separate binder
 // procs) in this process; the service manager is the real tool, in a child process.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -190,6 +194,62 @@ TEST_F(ServiceManagerTest, S7_2_DeadServiceIsDropped) {
   // Our own reference now names a dead node (S4.1).
   EXPECT_EQ(client_thread_.transact(*handle, kWhoAreYou, stop, &reply), client::kDeadObject);
 }
+
+int exit_status(const testing::ToolProcess::Result& result) {
+  return WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
+}
+
+// S2.3: one context manager per device; the second is refused with EBUSY, and says so.
+TEST_F(ServiceManagerTest, S2_3_ASecondOneSaysAnotherContextManagerIsRegistered) {
+  testing::ToolProcess second({testing::binary_from_env("SERVICEMANAGER_BINARY"), device()},
+                              testing::ToolProcess::Capture::stdout_and_stderr);
+  auto result = second.finish(10s);
+  EXPECT_EQ(exit_status(result), 1) << result.output;
+  EXPECT_EQ(result.output, "servicemanager: another context manager is registered on " + device() +
+                               " (Device or resource busy)\n");
+  EXPECT_EQ(sm().ping(), client::kOk) << "the first one serves on";
+}
+
+// The daemon (a real cused process) stopped or killed under a running servicemanager: it says the
+// daemon went away and what to do, exit code 3, instead of "looper ended: ...".
+class ServiceManagerDaemonGoneTest : public ::testing::TestWithParam<int> {
+ protected:
+  void TearDown() override {
+    umount2(dir_.c_str(), MNT_DETACH);  // a killed daemon leaves its mount
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string dir_ = testing::make_temp_dir("cused-sm-gone-");
+};
+
+TEST_P(ServiceManagerDaemonGoneTest, SaysTheDaemonWentAwayWithExitCode3) {
+  std::string device = dir_ + "/binder";
+  testing::ToolProcess daemon(
+      {testing::binary_from_env("CUSED_BINARY"), "--mount", dir_, "--foreground"});
+  ASSERT_TRUE(testing::wait_until([&] { return std::filesystem::exists(device); }, 5s));
+  testing::ToolProcess servicemanager({testing::binary_from_env("SERVICEMANAGER_BINARY"), device},
+                                      testing::ToolProcess::Capture::stdout_and_stderr);
+  {
+    BinderProcess client(options_for(device));
+    IpcThread thread(client);
+    ASSERT_TRUE(ServiceManagerProxy(thread).wait_until_answering(5s, nullptr));
+  }
+  kill(daemon.pid(), GetParam());
+  daemon.finish(10s);
+  auto result = servicemanager.finish(10s);
+  EXPECT_EQ(exit_status(result), 3) << result.output;
+  EXPECT_EQ(result.output.rfind(
+                "servicemanager: the binder daemon serving " + device + " went away (", 0),
+            0u)
+      << result.output;
+  EXPECT_NE(result.output.find("); restart cused, then servicemanager\n"), std::string::npos)
+      << result.output;
+}
+
+// SIGTERM: cused stops and unmounts (the looper gets ENOTCONN); SIGKILL: the kernel aborts the
+// connection (ECONNABORTED).
+INSTANTIATE_TEST_SUITE_P(StoppedOrKilled, ServiceManagerDaemonGoneTest,
+                         ::testing::Values(SIGTERM, SIGKILL));
 
 }  // namespace
 }  // namespace cused

@@ -18,7 +18,7 @@ std::string binary_from_env(const char* name) {
   return value;
 }
 
-ToolProcess::ToolProcess(std::vector<std::string> argv) {
+ToolProcess::ToolProcess(std::vector<std::string> argv, Capture capture) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) < 0) throw std::runtime_error("pipe failed");
   std::vector<char*> words;
@@ -30,6 +30,7 @@ ToolProcess::ToolProcess(std::vector<std::string> argv) {
     // A tool must not outlive the test that serves its device.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(out[1], STDOUT_FILENO);
+    if (capture == Capture::stdout_and_stderr) dup2(out[1], STDERR_FILENO);
     execv(words[0], words.data());
     _exit(127);
   }
@@ -49,23 +50,36 @@ void ToolProcess::kill_and_reap() {
   pid_ = -1;
 }
 
+bool ToolProcess::read_some(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  pollfd fd{stdout_fd_, POLLIN, 0};
+  if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) return true;
+  char buffer[4096];
+  ssize_t got = read(stdout_fd_, buffer, sizeof buffer);
+  if (got <= 0) return false;  // EOF: the tool (and any child holding stdout) is done
+  output_.append(buffer, static_cast<std::size_t>(got));
+  return true;
+}
+
+bool ToolProcess::read_until(const std::string& text, std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (output_.find(text) == std::string::npos)
+    if (!read_some(deadline)) return output_.find(text) != std::string::npos;
+  return true;
+}
+
 ToolProcess::Result ToolProcess::finish(std::chrono::milliseconds limit) {
   Result result;
   auto deadline = std::chrono::steady_clock::now() + limit;
-  char buffer[4096];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      kill_and_reap();
-      return result;
-    }
-    pollfd fd{stdout_fd_, POLLIN, 0};
-    if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
-    ssize_t got = read(stdout_fd_, buffer, sizeof buffer);
-    if (got <= 0) break;  // EOF: the tool (and any child holding stdout) is done
-    result.output.append(buffer, static_cast<std::size_t>(got));
+  while (read_some(deadline)) {
+  }
+  result.output = output_;
+  if (std::chrono::steady_clock::now() >= deadline) {
+    result.timed_out = true;
+    kill_and_reap();
+    return result;
   }
   waitpid(pid_, &result.status, 0);
   pid_ = -1;

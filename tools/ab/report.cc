@@ -48,6 +48,7 @@ nlohmann::json variant_json(const Variant& variant, const std::vector<double>& r
                             const Summary& summary) {
   return {{"label", variant.label},
           {"device", variant.device},
+          {"variant", variant.actual},
           {"runs", runs},
           {"summary", summary_json(summary)}};
 }
@@ -93,10 +94,13 @@ std::vector<double> ticks(double low, double high) {
   return result;
 }
 
-// "label (device)", or the path alone when the variant was given as a path.
+// "label (device): its full variant", without the device when the label is its path and without
+// the variant where no cused told it.
 std::string describe(const Variant& variant) {
-  return variant.label == variant.device ? variant.label
-                                         : fmt::format("{} ({})", variant.label, variant.device);
+  std::string text = variant.label == variant.device
+                         ? variant.label
+                         : fmt::format("{} ({})", variant.label, variant.device);
+  return variant.actual.empty() ? text : text + ": " + variant.actual;
 }
 
 }  // namespace
@@ -105,7 +109,8 @@ Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap) {
   analysis.summary_a = summarize(analysis.runs_a);
   analysis.summary_b = summarize(analysis.runs_b);
   analysis.interval = bootstrap_ratio_of_medians(analysis.runs_a, analysis.runs_b, bootstrap);
-  analysis.verdict = judge(analysis.interval, analysis.better);
+  analysis.verdict =
+      judge(analysis.interval, analysis.better, analysis.wording, analysis.metric_name);
   analysis.note = detection_note(analysis.verdict, analysis.target_percent);
   analysis.seed = bootstrap.seed;
   analysis.resamples = bootstrap.resamples;
@@ -131,24 +136,20 @@ std::string markdown_header(const Analysis& analysis) {
 }
 
 std::string markdown_row(const Analysis& analysis) {
-  const auto& v = analysis.verdict;
-  std::string verdict = v.too_few_pairs ? "too few pairs"
-                        : v.detected ? fmt::format("B {:.1f} % {}", std::abs(v.improvement_percent),
-                                                   v.improvement_percent > 0 ? "faster" : "slower")
-                                     : "no difference";
   return fmt::format(
       "| {} | {}+{} | {:.6g} | {:.6g} | {:.3f} | [{:.3f}, {:.3f}] | {:.1f} % | "
       "{:.1f} % | {} |\n",
       analysis.name, analysis.runs_a.size(), analysis.runs_b.size(), analysis.summary_a.median,
       analysis.summary_b.median, analysis.interval.ratio, analysis.interval.low,
       analysis.interval.high, analysis.summary_a.relative_spread() * 100,
-      analysis.summary_b.relative_spread() * 100, verdict);
+      analysis.summary_b.relative_spread() * 100, analysis.verdict.brief);
 }
 
 nlohmann::json to_json(const Analysis& analysis) {
   return {{"name", analysis.name},
           {"metric", analysis.metric_name},
           {"better", analysis.better == Better::higher ? "higher" : "lower"},
+          {"wording", analysis.wording == Wording::amount ? "amount" : "speed"},
           {"command", analysis.command},
           {"warmup_pairs", analysis.warmup_pairs},
           {"seconds", analysis.seconds},
@@ -180,13 +181,18 @@ Analysis from_json(const nlohmann::json& record) {
   analysis.metric_name = record.at("metric").get<std::string>();
   analysis.better =
       record.at("better").get<std::string>() == "lower" ? Better::lower : Better::higher;
+  // Runs saved before the wording or the devices' variants were recorded: speed, unknown.
+  analysis.wording =
+      record.value("wording", std::string("speed")) == "amount" ? Wording::amount : Wording::speed;
   analysis.command = record.at("command").get<std::vector<std::string>>();
   analysis.warmup_pairs = record.at("warmup_pairs").get<int>();
   analysis.seconds = record.at("seconds").get<double>();
   for (auto [side, variant, runs] :
        {std::tuple{"a", &analysis.a, &analysis.runs_a}, {"b", &analysis.b, &analysis.runs_b}}) {
     const auto& entry = record.at(side);
-    *variant = {entry.at("label").get<std::string>(), entry.at("device").get<std::string>()};
+    *variant = {.label = entry.at("label").get<std::string>(),
+                .device = entry.at("device").get<std::string>(),
+                .actual = entry.value("variant", std::string())};
     *runs = entry.at("runs").get<std::vector<double>>();
   }
   analysis.target_percent = record.at("verdict").at("target_percent").get<double>();

@@ -27,6 +27,7 @@ struct Analysis {
   std::string name;  // the row's label ("payload 4096")
   std::string metric_name;
   Better better = Better::higher;
+  Wording wording = Wording::speed;
   Variant a, b;
   std::vector<double> runs_a, runs_b;
   Summary summary_a, summary_b;

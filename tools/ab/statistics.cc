@@ -94,7 +94,20 @@ RatioInterval bootstrap_ratio_of_medians(std::span<const double> a, std::span<co
   return interval;
 }
 
-Verdict judge(const RatioInterval& interval, Better better) {
+namespace {
+
+// "faster"/"slower", or for an amount "fewer"/"more" of the metric: B's change in words.
+std::string change_words(const Verdict& verdict, Better better, Wording wording) {
+  bool b_better = verdict.improvement_percent > 0;
+  if (wording == Wording::speed) return b_better ? "faster" : "slower";
+  bool b_lower = b_better == (better == Better::lower);
+  return b_lower ? "fewer" : "more";
+}
+
+}  // namespace
+
+Verdict judge(const RatioInterval& interval, Better better, Wording wording,
+              const std::string& metric_name) {
   // Percent change of the metric in the direction that is better: +5 means B is 5 % better.
   auto gain = [better](double ratio) {
     return better == Better::higher ? (ratio - 1) * 100 : (1 - ratio) * 100;
@@ -104,6 +117,7 @@ Verdict judge(const RatioInterval& interval, Better better) {
     verdict.too_few_pairs = true;
     verdict.text = fmt::format("too few pairs for a verdict ({}, at least {})", interval.pairs,
                                kMinPairsForVerdict);
+    verdict.brief = "too few pairs";
     return verdict;
   }
   verdict.improvement_percent = gain(interval.ratio);
@@ -114,6 +128,7 @@ Verdict judge(const RatioInterval& interval, Better better) {
   if (!verdict.detected) {
     verdict.text = fmt::format("no difference detected at {} % (CI {:+.1f} … {:+.1f} %)", level,
                                verdict.low_percent, verdict.high_percent);
+    verdict.brief = "no difference";
     return verdict;
   }
   // The interval in the direction the sentence names: "slower (CI 190 … 243 %)", not a
@@ -121,9 +136,15 @@ Verdict judge(const RatioInterval& interval, Better better) {
   bool faster = verdict.improvement_percent > 0;
   double from = faster ? verdict.low_percent : -verdict.high_percent;
   double to = faster ? verdict.high_percent : -verdict.low_percent;
-  verdict.text = fmt::format("B is {:.1f} % {} ({} % CI {:.1f} … {:.1f} %)",
-                             std::abs(verdict.improvement_percent), faster ? "faster" : "slower",
-                             level, from, to);
+  double percent = std::abs(verdict.improvement_percent);
+  std::string change = change_words(verdict, better, wording);
+  std::string interval_text = fmt::format("({} % CI {:.1f} … {:.1f} %)", level, from, to);
+  if (wording == Wording::speed)
+    verdict.text = fmt::format("B is {:.1f} % {} {}", percent, change, interval_text);
+  else
+    verdict.text = fmt::format("B {} {:.1f} % {} {} {}", better == Better::lower ? "needs" : "has",
+                               percent, change, metric_name, interval_text);
+  verdict.brief = fmt::format("B {:.1f} % {}", percent, change);
   return verdict;
 }
 

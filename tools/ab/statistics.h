@@ -60,17 +60,25 @@ enum class Better { higher, lower };
 // at most 6 % from 8 on. Fewer pairs give "too few pairs", never a verdict.
 inline constexpr std::size_t kMinPairsForVerdict = 8;
 
-// What the interval says about B against A, in words: "B is 3.7 % faster (95 % CI [1.2, 5.5] %)"
-// when the interval excludes 1.0, else "no difference detected at 95 %"; "too few pairs" when it
-// was made from fewer than kMinPairsForVerdict pairs.
+// How a verdict words B's change: as speed ("B is 3.7 % faster") for a rate or a time, as an
+// amount of the metric ("B needs 33.4 % fewer ioctls per call") for a count of work, which is
+// not a speed.
+enum class Wording { speed, amount };
+
+// What the interval says about B against A, in words: "B is 3.7 % faster (95 % CI 1.2 … 5.5 %)"
+// when the interval excludes 1.0, else "no difference detected at 95 %"; `brief` is the table's
+// cell ("B 3.7 % faster", "no difference"); "too few pairs" when it was made from fewer than
+// kMinPairsForVerdict pairs.
 struct Verdict {
   bool too_few_pairs = false;
   bool detected = false;
   double improvement_percent = 0;  // B's gain over A: positive = B better in `better`'s sense
   double low_percent = 0, high_percent = 0;
   std::string text;
+  std::string brief;
 };
-Verdict judge(const RatioInterval& interval, Better better);
+Verdict judge(const RatioInterval& interval, Better better, Wording wording = Wording::speed,
+              const std::string& metric_name = {});
 
 // Whether the run could answer "is there a difference of `target_percent` or more?": yes (the
 // verdict), ruled out (the whole interval lies within +-target), or could not tell (the interval

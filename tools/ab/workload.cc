@@ -57,13 +57,15 @@ bool collect_output(int fd, Clock::time_point deadline, std::string& output) {
 }  // namespace
 
 Variant resolve_variant(const std::string& text, const std::string& mount_dir) {
-  if (text.find('/') != std::string::npos) return {text, text};
+  if (text.find('/') != std::string::npos) return {.label = text, .device = text};
   auto spec = core::split_device_spec(text);
-  if (spec.variant.empty()) return {spec.name, mount_dir + "/" + spec.name};
+  if (spec.variant.empty()) return {.label = spec.name, .device = mount_dir + "/" + spec.name};
   auto parsed = core::parse_device_variant(spec.variant);
   if (auto* error = std::get_if<core::VariantSpecError>(&parsed))
     throw std::invalid_argument(fmt::format("{}: {}", text, error->message));
-  return {fmt::format("{}:{}", spec.name, spec.variant), mount_dir + "/" + spec.name};
+  return {.label = fmt::format("{}:{}", spec.name, spec.variant),
+          .device = mount_dir + "/" + spec.name,
+          .spec = spec.variant};
 }
 
 std::vector<std::string> substitute(const std::vector<std::string>& words, const Variant& variant) {

@@ -10,10 +10,14 @@
 
 namespace cused::tools::ab {
 
-// One side of the comparison: what the table calls it and the device node the workload opens.
+// One side of the comparison: what the table calls it, the device node the workload opens, the
+// SPEC its label claims (NAME:SPEC) and the variant the device really has (read from its cused,
+// tools/ab/variant_check.h; empty where no cused serves it).
 struct Variant {
-  std::string label;
-  std::string device;
+  std::string label{};
+  std::string device{};
+  std::string spec{};
+  std::string actual{};
 };
 
 // "A" or "B" on the command line: a path (contains '/') is used as is and labelled by itself;

@@ -187,6 +187,19 @@ TEST(AbVerdict, LowerIsBetterTurnsAFallingRatioIntoFaster) {
   EXPECT_NE(verdict.text.find("B is 10.0 % faster"), std::string::npos) << verdict.text;
 }
 
+// A count of work is not a speed: fewer ioctls per call is "fewer", not "faster" (issue 35).
+TEST(AbVerdict, ACountMetricIsWordedAsAnAmountOfIt) {
+  RatioInterval ioctls{0.666, 0.660, 0.672, 0.95};
+  auto fewer = judge(ioctls, Better::lower, Wording::amount, "ioctls per call");
+  EXPECT_EQ(fewer.text, "B needs 33.4 % fewer ioctls per call (95 % CI 32.8 … 34.0 %)");
+  EXPECT_EQ(fewer.brief, "B 33.4 % fewer");
+  auto more =
+      judge(RatioInterval{1.5, 1.4, 1.6, 0.95}, Better::lower, Wording::amount, "ioctls per call");
+  EXPECT_EQ(more.text.rfind("B needs 50.0 % more ioctls per call", 0), 0u) << more.text;
+  EXPECT_EQ(more.brief, "B 50.0 % more");
+  EXPECT_EQ(judge(ioctls, Better::lower).brief, "B 33.4 % faster");
+}
+
 TEST(AbVerdict, DetectionNoteSaysWhetherTheTargetDifferenceWasResolved) {
   auto narrow = judge(RatioInterval{1.01, 0.98, 1.03, 0.95, kMinPairsForVerdict}, Better::higher);
   EXPECT_NE(detection_note(narrow, 5).find("ruled out"), std::string::npos);
