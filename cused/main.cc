@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   app.add_option("--mount", mountpoint, "Directory to mount the binderfs look-alike on");
   app.add_option("--cuse", cuse_specs,
                  "Serve /dev/NAME as a character device through CUSE, NAME[:VARIANT] "
-                 "(repeatable; mmap needs the LD_PRELOAD shim, docs/cuse.md)");
+                 "(repeatable; mmap needs the LD_PRELOAD shim, " CUSED_DOC_DIR "/cuse.md)");
   app.add_option("--cuse-socket-dir", cuse_socket_dir,
                  "Directory of the CUSE devices' mmap sockets (default /run/cused)");
   app.add_flag("-f,--foreground", foreground, "Stay in the foreground");
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
                  "binder, hwbinder, vndbinder)");
   app.add_option("--variant", default_variant,
                  "Variant of devices that give none, e.g. alloc_lock=spin-install,pages=lazy "
-                 "(docs/variants.md)");
+                 "(" CUSED_DOC_DIR "/variants.md)");
   app.add_option("--link", link_dir,
                  "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
   app.add_option("--mode", mode, "Permissions of device nodes (octal)");
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Run PROGRAM with its binder ioctls served by the cused on --mount DIR through seccomp "
-      "(started for it when DIR has none; docs/run.md): cused run [--mount DIR] -- PROGRAM ARGS");
+      "(started for it when DIR has none; " CUSED_DOC_DIR
+      "/run.md): cused run [--mount DIR] -- PROGRAM ARGS");
   run->add_option("--mount", run_options.mount,
                   "The mount to serve the program (default: a temporary one of its own)");
   run->add_option("--device", run_options.devices,
