@@ -121,7 +121,7 @@ int serve(int argc, char** argv) {
                  "removed at exit; refused if a running cused serves it)");
   app.add_option("--cuse", cuse_specs,
                  "Serve /dev/NAME as a character device through CUSE, NAME[:VARIANT] "
-                 "(repeatable; mmap needs the LD_PRELOAD shim, docs/cuse.md)");
+                 "(repeatable; mmap needs the LD_PRELOAD shim, " CUSED_DOC_DIR "/cuse.md)");
   app.add_option("--cuse-socket-dir", cuse_socket_dir,
                  "Directory of the CUSE devices' mmap sockets (default /run/cused)");
   app.add_flag("-f,--foreground", foreground,
@@ -133,7 +133,7 @@ int serve(int argc, char** argv) {
                  "binder, hwbinder, vndbinder)");
   app.add_option("--variant", default_variant,
                  "Variant of devices that give none, e.g. alloc_lock=spin-install,pages=lazy "
-                 "(docs/variants.md)");
+                 "(" CUSED_DOC_DIR "/variants.md)");
   app.add_option("--link", link_dir,
                  "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
   app.add_option("--mode", mode, "Permissions of device nodes (octal)");
@@ -153,7 +153,7 @@ int serve(int argc, char** argv) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Run PROGRAM with its binder ioctls served by the cused on --mount DIR through seccomp "
-      "(started for it when DIR has none; docs/run.md): cused run [--mount DIR] "
+      "(started for it when DIR has none; " CUSED_DOC_DIR "/run.md): cused run [--mount DIR] "
       "[--servicemanager[=PROGRAM]] -- PROGRAM ARGS. SIGTERM, SIGINT and SIGHUP go on to the "
       "program; the exit status is the program's (128 + N if signal N ended it), 125 if cused "
       "run failed, 126/127 if PROGRAM cannot be run / is not found");

@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "core/version.h"
 #include "cused/fuse/fuse.h"
 
 namespace cused::cuse {
@@ -64,7 +65,7 @@ std::optional<core::ClientMapping> ShimMappingFinder::find() {
     fuse_log(FUSE_LOG_WARNING,
              "cused: process %d uses /dev/%s without a mapping. CUSE has no mmap: a plain mmap "
              "of the node fails with ENODEV; run the client with "
-             "LD_PRELOAD=libcused-preload.so (docs/cuse.md)\n",
+             "LD_PRELOAD=libcused-preload.so (" CUSED_DOC_DIR "/cuse.md)\n",
              static_cast<int>(mapping_->owner()), device_name_.c_str());
   return mapping;
 }
