@@ -6,7 +6,7 @@ when the Markdown is rendered), that says what the block is:
 
     <!-- doc-test: run -->                 commands: run in order, each must exit 0
     <!-- doc-test: run env K=V ... -->     the same, with these variables set (V may use $VAR)
-    <!-- doc-test: in-check -->            commands tools/check runs itself, verbatim (checked)
+    <!-- doc-test: in-check -->            commands tools/check (or .ci/run) runs, verbatim (checked)
     <!-- doc-test: output -->              what a command printed
     <!-- doc-test: synopsis -->            usage with placeholders (A B, COMMAND, DIR ...)
     <!-- doc-test: skip REASON -->         not run here, and why (the reason is required)
@@ -116,7 +116,8 @@ def words_of(command):
 
 
 def check_in_check(blocks, check_script):
-    """Each command of an in-check block must be a line of tools/check (its words, in order)."""
+    """Each command of an in-check block must be in a line of tools/check or .ci/run (its words,
+    in order; `check_script` holds both)."""
     words_of_check = [words_of(line) for line in check_script.split("\n") if line.strip()]
     errors = []
     for block in blocks:
@@ -125,8 +126,8 @@ def check_in_check(blocks, check_script):
         for line, command in block.commands():
             words = words_of(command)
             if not any(words in candidate for candidate in words_of_check):
-                errors.append(f"{block.path}:{line}: '{words}' is marked in-check, but tools/check "
-                              "does not run it")
+                errors.append(f"{block.path}:{line}: '{words}' is marked in-check, but neither "
+                              "tools/check nor .ci/run runs it")
     return errors
 
 
@@ -208,8 +209,10 @@ def main(argv):
             blocks, found = code_blocks(path, handle.read())
         errors += found
         documents.append((path, blocks))
-    with open(os.path.join(root, "tools/check")) as handle:
-        check_script = handle.read()
+    check_script = ""
+    for script in ["tools/check", ".ci/run"]:
+        with open(os.path.join(root, script)) as handle:
+            check_script += handle.read() + "\n"
     for _, blocks in documents:
         errors += check_in_check(blocks, check_script)
     for error in errors:
