@@ -178,21 +178,27 @@ std::optional<std::string> delivered_buffer(const TraceLine& line) {
   return fmt::format("data {} {} offsets {} ", m[2].str(), m[1].str(), m[3].str());
 }
 
-// The buffer the kernel lists as "delivered" in `slot`'s state was never delivered (no thread
-// of `slot` read a transaction or reply with its data at its offset), and a transaction was
-// dropped before: a thread of the slot exited, or a call failed with BR_DEAD_REPLY or
-// BR_FAILED_REPLY (S11.6, S12.7). `delivery` is delivered_buffer's "data 40 @0x10 offsets 8 ".
+// The buffer the kernel lists as "delivered" in `slot`'s state is not one userspace holds, and
+// a transaction was dropped after userspace last could have: no thread of `slot` read a
+// transaction or reply with its data at its offset, or one did and the slot freed a buffer
+// (BC_FREE_BUFFER consumed) since; and after the last of those, a thread of the slot exited or a
+// call failed with BR_DEAD_REPLY or BR_FAILED_REPLY (S11.6, S12.7). `delivery` is
+// delivered_buffer's "data 40 @0x10 offsets 8 ".
 bool dropped_undelivered(std::span<const std::string> before, const std::string& slot,
                          const std::string& delivery) {
-  bool dropped = false;
+  bool held = false, dropped = false;
   for (const std::string& text : before) {
     TraceLine earlier = parse_trace_line(text);
     if (earlier.kind != TraceLine::Kind::kAnswer) continue;
-    if (earlier.slot == slot && text.find(delivery) != std::string::npos) return false;
-    dropped |= (earlier.slot == slot && earlier.op == "thread_exit" && earlier.ret == "0") ||
+    bool own = earlier.slot == slot;
+    if (own && text.find(delivery) != std::string::npos) held = true, dropped = false;
+    std::size_t consumed = earlier.commands_consumed();
+    for (std::size_t i = 0; own && i < consumed; i++)
+      if (earlier.sent[i].name == "BC_FREE_BUFFER") held = false, dropped = false;
+    dropped |= (own && earlier.op == "thread_exit" && earlier.ret == "0") ||
                earlier.has_return("BR_DEAD_REPLY") || earlier.has_return("BR_FAILED_REPLY");
   }
-  return dropped;
+  return !held && dropped;
 }
 
 // S11.6, S12.7: the kernel's state lists the kept buffer, where cused's goes on with the

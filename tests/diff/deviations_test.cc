@@ -316,6 +316,19 @@ TEST(UndeliveredBufferFreed, WithoutADropBeforeOrWhenDeliveredItIsADivergence_S1
                    "[41424344454647484142434445464748]; | ret 0 ee BR_OK 0");
   EXPECT_EQ(compare(delivered, freed_on_cused(without(delivered, 4)), "fuse").kind,
             Verdict::kDiverged);
+  // Delivered and freed, then a buffer at the same offset dropped (seed-fd_teardown under
+  // `cused run`): documented; freed after the drop, the drop was not this buffer's.
+  Trace reused = delivered;
+  reused.insert(reused.begin() + 5,
+                "4 s0.t0: write_read BC_FREE_BUFFER | ret 0 wc 12/12 rc 0/0: | ret 0 ee BR_OK 0");
+  auto cused_of = [](Trace trace) {
+    trace[9] = "401 state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 0 iw 0";
+    return without(trace, 10);
+  };
+  EXPECT_EQ(compare(reused, cused_of(reused), "run").kind, Verdict::kDocumented);
+  Trace freed_late = reused;
+  std::rotate(freed_late.begin() + 5, freed_late.begin() + 6, freed_late.begin() + 8);
+  EXPECT_EQ(compare(freed_late, cused_of(freed_late), "run").kind, Verdict::kDiverged);
   // The node two fewer for one kept buffer.
   Trace two = freed_on_cused(kDropped);
   two[7] = "401 state s0:   node u0 c0 hs 1 hw 1 ls 0 lw 1 is 0 iw 0";
