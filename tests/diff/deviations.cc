@@ -80,7 +80,8 @@ bool refused_fds_on_cused(const TraceLine& cl) {
 
 // S5.3, S5.4: the kernel took the fd-carrying command, cused refused it. On the kernel the call
 // parked (a transaction waiting for its reply), or went on: the command was consumed and sent
-// (BR_TRANSACTION_COMPLETE, extended error BR_OK), or it failed with EINVAL at an object after
+// (extended error BR_OK, no failed or dead reply; a sync call's BR_TRANSACTION_COMPLETE may
+// come with a later read, as in freeze-3108's step 48), or it failed with EINVAL at an object after
 // the fd, which the FUSE path never reaches (gen-219, docs/binderfs.md).
 std::optional<DeviationMatch> fds_refused(const At& at) {
   const TraceLine &kl = at.kl, &cl = at.cl;
@@ -89,8 +90,8 @@ std::optional<DeviationMatch> fds_refused(const At& at) {
   const SentCommand& fd = cl.sent[*cl.first_fd_command()];
   bool kernel_parked = kl.kind == TraceLine::Kind::kParked && !is_reply(fd);
   bool kernel_sent = same_call(kl, cl) && kl.ret == "0" && kl.write_consumed >= cl.write_consumed &&
-                     kl.failed_with("BR_OK", "0") &&
-                     (kl.read_size == 0 || kl.has_return("BR_TRANSACTION_COMPLETE"));
+                     kl.failed_with("BR_OK", "0") && !kl.has_return("BR_FAILED_REPLY") &&
+                     !kl.has_return("BR_DEAD_REPLY");
   bool fd_first = !fd.objects.empty() && (fd.objects[0] == "fd" || fd.objects[0] == "fda");
   bool kernel_failed_later = same_call(kl, cl) && kl.ret == "0" && fd_first &&
                              fd.objects.size() > 1 && kl.write_consumed == cl.write_consumed &&

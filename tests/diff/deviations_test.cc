@@ -106,6 +106,14 @@ TEST(FdsOnFuse, AnFdTheKernelSentAndFuseRefusedIsDocumented_S5_3) {
   EXPECT_EQ(documented("run", kFdSent, with(kFdSent, 3, kFdRefused)), std::nullopt);
   Trace parked = with(kFdSent, 3, "4 s1.t0: parked");
   EXPECT_EQ(documented("fuse", parked, with(kFdSent, 3, kFdRefused)), "fds-on-fuse");
+  // A sync call's completion can come with a later read (freeze-3108, step 48).
+  const std::string small_read =
+      "4 s1.t0: write_read BC_TRANSACTION[fd] | ret 0 wc 68/68 rc "
+      "4/13: BR_NOOP; | ret 0 ee ";
+  Trace sent_no_completion = with(kFdSent, 3, small_read + "BR_OK 0");
+  EXPECT_EQ(
+      documented("fuse", sent_no_completion, with(kFdSent, 3, small_read + "BR_FAILED_REPLY -1")),
+      "fds-on-fuse");
 }
 
 TEST(FdsOnFuse, AFailureWithoutAnFdOrWithAnotherErrnoOrThreadIsADivergence_S5_3) {
