@@ -18,7 +18,9 @@ constexpr Deviation kFdsOnFuse{
     "fds-on-fuse", "fuse",
     "S5.3, S5.4: a FUSE request cannot reach the caller's file table, so a transaction or reply "
     "with an FD object or an FDA with fds fails as for a target that does not accept fds (a "
-    "reply's caller gets BR_FAILED_REPLY, extended error EPERM)"};
+    "reply's caller gets BR_FAILED_REPLY, extended error EPERM); refused where it stands, an fd "
+    "that leads its command fails it with EPERM also where the kernel went on and failed it "
+    "with EINVAL at a later object (gen-219)"};
 
 constexpr Deviation kMunmapUnseen{
     "munmap-unseen", "fuse",
