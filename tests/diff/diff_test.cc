@@ -1,11 +1,10 @@
-// The differential runner's own rules (issue 19, docs/reliability.md): where a step ends, which
-// documented deviation a diverging line is, and how a delivered buffer is shown.
+// The differential runner's own rules (issue 19, docs/reliability.md): where a step ends, how a
+// delivered buffer is shown, how a state normalises (the deviation rules: deviations_test.cc).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "tests/diff/deviations.h"
 #include "tests/diff/generator.h"
 #include "tests/diff/proc_state.h"
 #include "tests/diff/step_decoder.h"
@@ -43,90 +42,6 @@ TEST(Generator, EveryStepReadsBackAsWritten) {
   }
 }
 
-const std::string kSentFd =
-    "12 s1.t0: write_read BC_TRANSACTION[fd] | ret 0 wc 68/68 rc 8/512: BR_NOOP; "
-    "BR_TRANSACTION_COMPLETE; | ret 0 ee BR_OK 0";
-const std::string kFailedFd =
-    "12 s1.t0: write_read BC_TRANSACTION[fd] | ret 0 wc 68/68 rc 8/512: BR_NOOP; "
-    "BR_FAILED_REPLY; | ret 0 ee BR_FAILED_REPLY -1";
-
-// S5.3, docs/binderfs.md: fds cannot travel on the FUSE path, and nowhere else may they fail.
-TEST(Deviations, AnFdThatFailsOnlyOnTheFusePathIsDocumented_S5_3) {
-  auto known = known_deviation("fuse", kSentFd, kFailedFd);
-  ASSERT_TRUE(known);
-  EXPECT_EQ(known->name, "fds-on-fuse");
-  EXPECT_FALSE(known_deviation("run", kSentFd, kFailedFd));
-}
-
-TEST(Deviations, AnFdCallThatParkedOnTheKernelAndFailedOnFuseIsDocumented_S5_3) {
-  auto known = known_deviation("fuse", "12 s1.t0: parked", kFailedFd);
-  ASSERT_TRUE(known);
-  EXPECT_EQ(known->name, "fds-on-fuse");
-}
-
-// A caller's read of BR_DEAD_REPLY when the proc it called dies, without and with the node work
-// for the ref the dying proc held on the caller's node (S1.9).
-const std::string kDeadReply =
-    "401 s1.t0: (call of step 36) read ret 0 wc 0/0 rc 12/512: BR_NOOP; "
-    "BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY; | ret 0 ee BR_OK 0";
-const std::string kNodeWorkThenDeadReply =
-    "401 s1.t0: (call of step 36) read ret 0 wc 0/0 rc 52/512: BR_NOOP; BR_INCREFS 0020; "
-    "BR_ACQUIRE 0020; BR_TRANSACTION_COMPLETE; BR_DEAD_REPLY; | ret 0 ee BR_OK 0";
-
-// cused never tells the caller to take that ref: its callers read after the whole release, and
-// since the FUSE path leaves a thread that dies with its process to the release (found-20261459)
-// node work there is a divergence on either path.
-TEST(Deviations, NodeWorkBeforeADeadReplyOnCusedIsADivergence_S1_9) {
-  EXPECT_FALSE(known_deviation("fuse", kDeadReply, kNodeWorkThenDeadReply));
-  EXPECT_FALSE(known_deviation("run", kDeadReply, kNodeWorkThenDeadReply));
-}
-
-// The kernel's caller reads while the release of the proc it called goes on, so it may read
-// before the refs are dropped (freeze-3134) or after (found-20261459, where less of the release
-// came after the wake).
-TEST(Deviations, NodeWorkACallerReadsDuringTheKernelsReleaseIsTheReleaseRace_S1_9) {
-  for (const char* path : {"fuse", "run"}) {
-    auto known = known_deviation(path, kNodeWorkThenDeadReply, kDeadReply);
-    ASSERT_TRUE(known);
-    EXPECT_EQ(known->name, "release-race");
-  }
-  // Only that pair: another difference in the same line is still a divergence.
-  std::string other = kDeadReply;
-  other.replace(other.find("ee BR_OK 0"), 10, "ee BR_DEAD_REPLY 0");
-  EXPECT_FALSE(known_deviation("fuse", kNodeWorkThenDeadReply, other));
-  // Work for two different nodes is not the one ref the release takes back.
-  std::string two = kNodeWorkThenDeadReply;
-  two.replace(two.find("BR_ACQUIRE 0020"), 15, "BR_ACQUIRE 0030");
-  EXPECT_FALSE(known_deviation("fuse", two, kDeadReply));
-}
-
-// S5.3, S4.7: a reply with an fd that FUSE refuses fails on its caller's side; only after such
-// a reply is the caller's EPERM documented (found by the CI campaign, seed 1796171906).
-TEST(Deviations, TheCallerOfARefusedFdReplyFailsWithEpermOnFuse_S5_3) {
-  const std::string kernel =
-      "45 s0.t2: (call of step 21) write_read BC_TRANSACTION_SG[] | ret 0 wc 76/76 rc 4/11: "
-      "BR_NOOP; | ret 0 ee BR_OK 0";
-  std::string cused = kernel;
-  cused.replace(cused.find("ee BR_OK 0"), 10, "ee BR_FAILED_REPLY -1");
-  const std::vector<std::string> reply_with_fd = {
-      "45 s1.t1: write_read BC_REPLY[fd] | ret 0 wc 68/68 rc 0/0: | ret 0 ee BR_OK 0"};
-  auto known = known_deviation("fuse", kernel, cused, reply_with_fd);
-  ASSERT_TRUE(known);
-  EXPECT_EQ(known->name, "fds-on-fuse");
-  EXPECT_FALSE(known_deviation("run", kernel, cused, reply_with_fd));
-  const std::vector<std::string> reply_without_fd = {
-      "45 s1.t1: write_read BC_REPLY[obj] | ret 0 wc 68/68 rc 0/0: | ret 0 ee BR_OK 0"};
-  EXPECT_FALSE(known_deviation("fuse", kernel, cused, reply_without_fd));
-  EXPECT_FALSE(known_deviation("fuse", kernel, cused));
-}
-
-TEST(Deviations, AFailureWithoutFdsIsADivergence) {
-  std::string sent = kSentFd, failed = kFailedFd;
-  sent.replace(sent.find("[fd]"), 4, "[obj]");
-  failed.replace(failed.find("[fd]"), 4, "[obj]");
-  EXPECT_FALSE(known_deviation("fuse", sent, failed));
-}
-
 // Pointers into the receiver's buffer space become offsets, so two drivers that place the
 // buffer at the same offset give the same line (S9.1).
 TEST(Trace, ADeliveredBufferIsShownByItsOffsetAndContents) {
@@ -147,23 +62,6 @@ TEST(Trace, ADeliveredBufferIsShownByItsOffsetAndContents) {
   std::string line = render_write_read(0, bwr, read, {space.data(), space.size()});
   EXPECT_NE(line.find("data 8 @0x40 offsets 0 @0x48 [4142434445464748]"), std::string::npos)
       << line;
-}
-
-// S11.6, S12.7: a buffer whose transaction was dropped undelivered is kept by the kernel (with
-// its node's local strong ref) and freed by cused: the state lines say so, on both paths, and a
-// node that differs in anything else is still a divergence.
-TEST(Deviations, AKeptUndeliveredBufferIsTheRustDriversDeviation_S11_6) {
-  const std::string kept = "401 state s2:   buffer @0x0 size 0:0:0 delivered";
-  for (const char* path : {"fuse", "run"}) {
-    auto known = known_deviation(path, kept, "401 s0: killed");
-    ASSERT_TRUE(known) << path;
-    EXPECT_EQ(known->name, "undelivered-buffer-freed");
-    EXPECT_TRUE(known_deviation(path, "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 1 is 0 iw 0",
-                                "401 state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 0 iw 0"));
-    EXPECT_FALSE(known_deviation(path, "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 1 is 0 iw 0",
-                                 "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 0 is 0 iw 0"));
-    EXPECT_FALSE(known_deviation(path, "401 s0: killed", kept));
-  }
 }
 
 // S9.12: the kernel's binder/proc/PID (debugfs) and cused's binder_logs/proc/PID say the same of

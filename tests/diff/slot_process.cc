@@ -96,7 +96,7 @@ class Slot {
         std::unique_lock lock(space_mutex_);
         int ret = space_.base ? checked(::munmap(const_cast<std::byte*>(space_.base), space_.size))
                               : -EINVAL;
-        space_ = {};
+        space_ = {.was_mapped = true};
         return answer(step.step, 0, "munmap ret " + result_text(ret));
       }
       case Op::kInterrupt: {

@@ -21,12 +21,13 @@ std::string hex(std::span<const std::byte> bytes) {
   return out;
 }
 
-// "@0x40" for an address inside the caller's buffer space, "out-of-space" otherwise.
+// "@0x40" for an address inside the caller's buffer space, "no-space" or "unmapped" otherwise.
 std::string where(std::uint64_t address, BufferSpace space) {
   auto base = reinterpret_cast<std::uint64_t>(space.base);
   if (space.base && address >= base && address - base < space.size)
     return fmt::format("@{:#x}", address - base);
-  return address ? "out-of-space" : "null";
+  if (!address) return "null";
+  return space.base || space.was_mapped ? "no-space" : "unmapped";
 }
 
 std::span<const std::byte> in_space(std::uint64_t address, std::size_t len, BufferSpace space) {

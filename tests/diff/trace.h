@@ -14,10 +14,13 @@
 
 namespace cused::diff {
 
-// The caller's buffer space: its mapping of the device, empty when unmapped.
+// The caller's buffer space: its mapping of the device, empty when unmapped. An address outside
+// it shows as "no-space" once the caller had mapped it (a munmap, docs/binderfs.md's
+// `munmap-unseen`) and as "unmapped" while it never had: a driver must deliver to neither.
 struct BufferSpace {
   const std::byte* base = nullptr;
   std::size_t size = 0;
+  bool was_mapped = false;
 };
 
 // "ret 0 wc 48/48 rc 88/512: BR_NOOP; BR_TRANSACTION ..." for a BINDER_WRITE_READ whose
