@@ -129,7 +129,7 @@ constexpr const char* kDefaultVariant =
 // and the device's real variant: a table must not print one variant's numbers under another's name.
 TEST_F(BinderAbTest, ALabelTheDeviceDoesNotMatchIsRefusedWithBoth) {
   testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--mount", mount_.dir(),
-                             "--runs", "1", "binder:defer_complete=off", "hwbinder", "--",
+                             "--runs", "8", "binder:defer_complete=off", "hwbinder", "--",
                              testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
                              "{dev}", "-w", "2", "-i", "10"},
                             testing::ToolProcess::Capture::stdout_and_stderr);
@@ -144,7 +144,7 @@ TEST_F(BinderAbTest, ALabelTheDeviceDoesNotMatchIsRefusedWithBoth) {
 // and the header shows each device's full variant beside a label that holds.
 TEST_F(BinderAbTest, TheRowNameKeepsTheDevicePlaceholderAndTheHeaderTheFullVariants) {
   testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--mount", mount_.dir(),
-                             "--runs", "3", "--warmup", "0", "--progress", "none",
+                             "--runs", "8", "--warmup", "0", "--progress", "none",
                              "binder:defer_complete=on", mount_.path("hwbinder"), "--",
                              testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
                              "{dev}", "-w", "2", "-i", "50"});
@@ -157,7 +157,7 @@ TEST_F(BinderAbTest, TheRowNameKeepsTheDevicePlaceholderAndTheHeaderTheFullVaria
   EXPECT_NE(result.output.find("B = " + mount_.path("hwbinder") + ": " + kDefaultVariant + "\n"),
             std::string::npos)
       << result.output;
-  EXPECT_NE(result.output.find("| binder-throughput --device {dev} -w 2 -i 50 | 3+3 |"),
+  EXPECT_NE(result.output.find("| binder-throughput --device {dev} -w 2 -i 50 | 8+8 |"),
             std::string::npos)
       << result.output;
 }

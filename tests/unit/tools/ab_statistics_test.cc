@@ -189,12 +189,12 @@ TEST(AbVerdict, LowerIsBetterTurnsAFallingRatioIntoFaster) {
 
 // A count of work is not a speed: fewer ioctls per call is "fewer", not "faster" (issue 35).
 TEST(AbVerdict, ACountMetricIsWordedAsAnAmountOfIt) {
-  RatioInterval ioctls{0.666, 0.660, 0.672, 0.95};
+  RatioInterval ioctls{0.666, 0.660, 0.672, 0.95, kMinPairsForVerdict};
   auto fewer = judge(ioctls, Better::lower, Wording::amount, "ioctls per call");
   EXPECT_EQ(fewer.text, "B needs 33.4 % fewer ioctls per call (95 % CI 32.8 … 34.0 %)");
   EXPECT_EQ(fewer.brief, "B 33.4 % fewer");
-  auto more =
-      judge(RatioInterval{1.5, 1.4, 1.6, 0.95}, Better::lower, Wording::amount, "ioctls per call");
+  auto more = judge(RatioInterval{1.5, 1.4, 1.6, 0.95, kMinPairsForVerdict}, Better::lower,
+                    Wording::amount, "ioctls per call");
   EXPECT_EQ(more.text.rfind("B needs 50.0 % more ioctls per call", 0), 0u) << more.text;
   EXPECT_EQ(more.brief, "B 50.0 % more");
   EXPECT_EQ(judge(ioctls, Better::lower).brief, "B 33.4 % faster");
