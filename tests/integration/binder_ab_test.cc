@@ -30,6 +30,17 @@ class BinderAbTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(out_dir_); }
 
+  // binder-ab with `options` on the two devices, its workload binder-throughput -w 2 -i N.
+  testing::ToolProcess::Result run_ab(std::vector<std::string> options, const char* iterations) {
+    std::vector<std::string> argv{testing::binary_from_env("BINDER_AB_BINARY")};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {mount_.path("binder"), mount_.path("hwbinder"), "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             "{dev}", "-w", "2", "-i", iterations});
+    testing::ToolProcess tool(argv);
+    return tool.finish(60s);
+  }
+
   testing::MountedBinderfs mount_;
   std::vector<std::unique_ptr<testing::ToolProcess>> servicemanagers_;
   std::string out_dir_;
@@ -43,30 +54,9 @@ class BinderAbTest : public ::testing::Test {
 TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
   constexpr int kPairs = 24;
   std::string json = out_dir_ + "/ab.json", svg = out_dir_ + "/ab.svg";
-  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"),
-                             "--runs",
-                             std::to_string(kPairs),
-                             "--confidence",
-                             "0.999",
-                             "--seed",
-                             "1",
-                             "--name",
-                             "A/A",
-                             "--json",
-                             json,
-                             "--svg",
-                             svg,
-                             mount_.path("binder"),
-                             mount_.path("hwbinder"),
-                             "--",
-                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
-                             "--device",
-                             "{dev}",
-                             "-w",
-                             "2",
-                             "-i",
-                             "300"});
-  auto result = tool.finish(60s);
+  auto result = run_ab({"--runs", std::to_string(kPairs), "--confidence", "0.999", "--seed", "1",
+                        "--name", "A/A", "--json", json, "--svg", svg},
+                       "300");
   ASSERT_FALSE(result.timed_out) << result.output;
   ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
 
@@ -116,27 +106,9 @@ TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
 // the first 0.390625 ms bucket, whose midpoint 0.195312 the old reading gave for every run.
 TEST_F(BinderAbTest, LatencyPanelsReadBinderThroughputsPrecisePercentiles) {
   std::string json = out_dir_ + "/latency.json";
-  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"),
-                             "--runs",
-                             "8",
-                             "--latency",
-                             "--progress",
-                             "none",
-                             "--name",
-                             "latency",
-                             "--json",
-                             json,
-                             mount_.path("binder"),
-                             mount_.path("hwbinder"),
-                             "--",
-                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
-                             "--device",
-                             "{dev}",
-                             "-w",
-                             "2",
-                             "-i",
-                             "200"});
-  auto result = tool.finish(60s);
+  auto result = run_ab(
+      {"--runs", "8", "--latency", "--progress", "none", "--name", "latency", "--json", json},
+      "200");
   ASSERT_FALSE(result.timed_out) << result.output;
   ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
   EXPECT_NE(result.output.find("latency, P50 latency (ms): B/A "), std::string::npos)
