@@ -11,8 +11,10 @@
 namespace cused::tools::ab {
 
 // "cannot resolve: ..." (Verdict::unresolved) when both medians lie in one bucket, are less than
-// one bucket apart, or the interval ends at its point (a bound that is a step between midpoints);
-// else judge()'s verdict, which then names the buckets. `bucket` is their width in `unit`.
+// one bucket apart, or the interval ends at its point (a bound that is a step between midpoints)
+// while the buckets alone (each median anywhere in its bucket) allow B/A = 1; else judge()'s
+// verdict, which then names the buckets and, for an interval ending at its point, the range the
+// buckets allow. `bucket` is their width in `unit`.
 Verdict judge_quantized(const RatioInterval& interval, Better better, double median_a,
                         double median_b, double bucket, const std::string& unit);
 

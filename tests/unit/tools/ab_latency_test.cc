@@ -113,6 +113,18 @@ TEST(AbQuantizedVerdict, MediansLessThanABucketApartCannotResolve) {
             "cannot resolve: the medians are less than one 0.0625 ms bucket apart");
 }
 
+// Every run of A in bucket 20, of B in bucket 10: the interval is the point, but no placement
+// within the buckets makes B/A 1, so the verdict stands with the range the buckets allow.
+TEST(AbQuantizedVerdict, ManyBucketsApartStandsEvenWhenTheIntervalIsThePoint) {
+  auto analysis = with_secondary(
+      latency(std::vector<double>(12, 1.28125), std::vector<double>(12, 0.65625), 0.0625));
+  const auto& verdict = analysis.secondary[0].verdict;
+  EXPECT_FALSE(verdict.unresolved);
+  EXPECT_TRUE(verdict.detected);
+  EXPECT_NE(verdict.text.find("the buckets alone put B/A in [0.476, 0.550]"), std::string::npos)
+      << verdict.text;
+}
+
 // Runs spread over many buckets with a clear shift: the buckets resolve it and the verdict
 // stands, naming them.
 TEST(AbQuantizedVerdict, ADifferenceOfManyBucketsStands) {
