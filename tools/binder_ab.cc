@@ -26,6 +26,7 @@
 #include "client/program_errors.h"
 #include "core/version.h"
 #include "tools/ab/experiment.h"
+#include "tools/ab/latency.h"
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
 #include "tools/ab/variant_check.h"
@@ -130,7 +131,10 @@ Analysis measure_and_analyze(const Settings& settings) {
   MetricPatterns metrics{std::regex(settings.metric), {}};
   std::vector<std::string> secondary_names;
   if (settings.latency) {
-    metrics.secondary = {std::regex(kLatencyP50Metric), std::regex(kLatencyP99Metric)};
+    for (auto percentile : {LatencyPercentile::p50, LatencyPercentile::p99})
+      metrics.secondary.push_back([percentile, command = analysis.command](const std::string& out) {
+        return read_latency(out, percentile, command);
+      });
     secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
   }
   auto measurements = measure(analysis.a, analysis.b, analysis.command, metrics, settings.schedule,
@@ -142,6 +146,8 @@ Analysis measure_and_analyze(const Settings& settings) {
     metric.better = Better::lower;
     metric.runs_a = std::move(measurements.secondary_a[i]);
     metric.runs_b = std::move(measurements.secondary_b[i]);
+    metric.unit = "ms";
+    metric.resolution = measurements.secondary_resolution[i];
     analysis.secondary.push_back(std::move(metric));
   }
   analysis.runs_a = std::move(measurements.a);
@@ -175,9 +181,7 @@ void print_table(const std::vector<Analysis>& analyses, bool header) {
                analysis.note, analysis.warmup_pairs, analysis.seconds);
   for (const auto& analysis : analyses)
     for (const auto& metric : analysis.secondary)
-      fmt::print("{}, {}: B/A {:.3f} [{:.3f}, {:.3f}]; {}\n", analysis.name, metric.name,
-                 metric.interval.ratio, metric.interval.low, metric.interval.high,
-                 metric.verdict.text);
+      fmt::print("{}", secondary_line(analysis, metric));
 }
 
 int run(Settings& settings) {
@@ -244,7 +248,8 @@ int run(int argc, char** argv) {
                "the metric counts work (e.g. ioctls per call) rather than timing it: the verdict "
                "reads \"B needs N % fewer METRIC\", not \"faster\"");
   app.add_flag("--latency", settings.latency,
-               "also read binder-throughput's 50 % and 99 % latencies from each run: their B/A "
+               "also read binder-throughput's 50 % and 99 % latencies from each run (its precise "
+               "line, else binderThroughputTest's bucket midpoints): their B/A "
                "after the table, a plot panel each beside the main metric, and in the JSON");
   app.add_option("--confidence", settings.bootstrap.confidence, "confidence level")
       ->capture_default_str()

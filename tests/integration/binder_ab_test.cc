@@ -1,8 +1,10 @@
 // tools/binder-ab against cused (issue 6): binder-throughput on two identical devices, interleaved;
-// the B/A interval must contain 1.0, and the JSON and SVG outputs must hold every run.
+// the B/A interval must contain 1.0, the JSON and SVG outputs must hold every run, and --latency
+// reads its precise percentiles.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -28,6 +30,17 @@ class BinderAbTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(out_dir_); }
 
+  // binder-ab with `options` on the two devices, its workload binder-throughput -w 2 -i N.
+  testing::ToolProcess::Result run_ab(std::vector<std::string> options, const char* iterations) {
+    std::vector<std::string> argv{testing::binary_from_env("BINDER_AB_BINARY")};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {mount_.path("binder"), mount_.path("hwbinder"), "--",
+                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                             "{dev}", "-w", "2", "-i", iterations});
+    testing::ToolProcess tool(argv);
+    return tool.finish(60s);
+  }
+
   testing::MountedBinderfs mount_;
   std::vector<std::unique_ptr<testing::ToolProcess>> servicemanagers_;
   std::string out_dir_;
@@ -41,30 +54,9 @@ class BinderAbTest : public ::testing::Test {
 TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
   constexpr int kPairs = 24;
   std::string json = out_dir_ + "/ab.json", svg = out_dir_ + "/ab.svg";
-  testing::ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"),
-                             "--runs",
-                             std::to_string(kPairs),
-                             "--confidence",
-                             "0.999",
-                             "--seed",
-                             "1",
-                             "--name",
-                             "A/A",
-                             "--json",
-                             json,
-                             "--svg",
-                             svg,
-                             mount_.path("binder"),
-                             mount_.path("hwbinder"),
-                             "--",
-                             testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
-                             "--device",
-                             "{dev}",
-                             "-w",
-                             "2",
-                             "-i",
-                             "300"});
-  auto result = tool.finish(60s);
+  auto result = run_ab({"--runs", std::to_string(kPairs), "--confidence", "0.999", "--seed", "1",
+                        "--name", "A/A", "--json", json, "--svg", svg},
+                       "300");
   ASSERT_FALSE(result.timed_out) << result.output;
   ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
 
@@ -107,6 +99,38 @@ TEST_F(BinderAbTest, IdenticalDevicesGiveARatioIntervalContainingOne) {
   for (auto at = plot.find("<circle"); at != std::string::npos; at = plot.find("<circle", at + 1))
     ++dots;
   EXPECT_EQ(dots, 2u * kPairs);  // a dot a run
+}
+
+// --latency on cused's binder-throughput (issue 29 point 3): the panels are its precise
+// percentiles, not bucket midpoints. With -m's default every call of this machine falls into
+// the first 0.390625 ms bucket, whose midpoint 0.195312 the old reading gave for every run.
+TEST_F(BinderAbTest, LatencyPanelsReadBinderThroughputsPrecisePercentiles) {
+  std::string json = out_dir_ + "/latency.json";
+  auto result = run_ab(
+      {"--runs", "8", "--latency", "--progress", "none", "--name", "latency", "--json", json},
+      "200");
+  ASSERT_FALSE(result.timed_out) << result.output;
+  ASSERT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.output;
+  EXPECT_NE(result.output.find("latency, P50 latency (ms): B/A "), std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("buckets"), std::string::npos) << result.output;
+  std::ifstream json_in(json);
+  auto record = nlohmann::json::parse(json_in);
+  ASSERT_EQ(record["secondary"].size(), 2u);
+  for (const auto& metric : record["secondary"]) {
+    EXPECT_EQ(metric.value("resolution", -1.0), 0.0) << metric.dump();
+    // A precise percentile may land on a midpoint by chance; all 16 of them do only if they are
+    // midpoints.
+    std::size_t midpoints = 0, runs = 0;
+    for (const char* side : {"a", "b"})
+      for (double ms : metric[side]["runs"].get<std::vector<double>>()) {
+        double buckets = ms / 0.390625 - 0.5;
+        midpoints += std::abs(buckets - std::round(buckets)) < 1e-4;
+        ++runs;
+      }
+    EXPECT_EQ(runs, 16u);
+    EXPECT_LT(midpoints, runs) << metric.dump();
+  }
 }
 
 // A workload that fails is an error with its output, never a data point.

@@ -1,8 +1,10 @@
 // tools/binder-throughput against cused (with tools/servicemanager): it runs to the end, prints
-// binderThroughputTest's lines, and the TF_DEFER_COMPLETE mode spends fewer ioctls per served
-// call (docs/design.md section 8: one ioctl per call on the server instead of two).
+// binderThroughputTest's lines and its precise percentiles, and the TF_DEFER_COMPLETE mode spends
+// fewer ioctls per served call (docs/design.md section 8: one ioctl per call on the server instead
+// of two).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <string>
 
@@ -17,7 +19,8 @@ using namespace std::chrono_literals;
 struct ThroughputReport {
   double iterations_per_sec = -1;
   double average_ms = -1, worst_ms = -1, best_ms = -1;
-  double p50 = -1, p90 = -1, p95 = -1, p99 = -1;
+  double p50 = -1, p90 = -1, p95 = -1, p99 = -1;  // bucket midpoints, ms
+  double precise_p50_us = -1, precise_p90_us = -1, precise_p99_us = -1, precise_p999_us = -1;
   double ioctls_per_transaction = -1;
 };
 
@@ -41,6 +44,11 @@ ThroughputReport parse(const std::string& output) {
   report.p95 = capture(output, "95%: " + n);
   report.p99 = capture(output, "99%: " + n);
   report.ioctls_per_transaction = capture(output, "ioctls per transaction: " + n);
+  std::string precise = R"(precise latency percentiles \(us, within 0\.4 %\):.*)";
+  report.precise_p50_us = capture(output, precise + "P50 " + n);
+  report.precise_p90_us = capture(output, precise + "P90 " + n);
+  report.precise_p99_us = capture(output, precise + "P99 " + n);
+  report.precise_p999_us = capture(output, precise + "P99\\.9 " + n);
   return report;
 }
 
@@ -79,6 +87,12 @@ class BinderThroughputTest : public ::testing::Test {
     EXPECT_LE(report.p50, report.p90);
     EXPECT_LE(report.p90, report.p95);
     EXPECT_LE(report.p95, report.p99);
+    EXPECT_GT(report.precise_p50_us, 0);
+    EXPECT_LE(report.precise_p50_us, report.precise_p90_us);
+    EXPECT_LE(report.precise_p90_us, report.precise_p99_us);
+    EXPECT_LE(report.precise_p99_us, report.precise_p999_us);
+    EXPECT_LE(report.precise_p999_us, report.worst_ms * 1e3 * 1.004);
+    EXPECT_GE(report.precise_p50_us, report.best_ms * 1e3 * 0.996);
   }
 
   testing::MountedBinderfs mount_;
@@ -90,6 +104,10 @@ class BinderThroughputTest : public ::testing::Test {
 TEST_F(BinderThroughputTest, S3_5_LegacyRunReportsEveryFieldAndThreeIoctlsPerCall) {
   auto report = run({});
   expect_complete(report);
+  // The precise P50 lies in the bucket whose midpoint the old line prints (-m's default 50 ms
+  // over 128 buckets: 0.390625 ms wide).
+  EXPECT_LE(std::abs(report.precise_p50_us / 1e3 - report.p50), 0.390625 / 2 * 1.004)
+      << report.precise_p50_us << " us against the bucket at " << report.p50 << " ms";
   EXPECT_GE(report.ioctls_per_transaction, 2.9);
   EXPECT_LE(report.ioctls_per_transaction, 3.2);
 }

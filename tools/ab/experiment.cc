@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace cused::tools::ab {
@@ -15,17 +16,21 @@ std::string tail_of(const std::string& output, std::size_t bytes = 2000) {
 }
 
 // The main metric, then each secondary one, of one run.
-std::vector<double> run_once(const Variant& variant, const std::vector<std::string>& command,
-                             const MetricPatterns& metrics, const Schedule& schedule) {
+std::vector<Reading> run_once(const Variant& variant, const std::vector<std::string>& command,
+                              const MetricPatterns& metrics, const Schedule& schedule) {
   auto argv = substitute(command, variant);
   auto result = run_command(argv, schedule.run_limit);
   if (!result.succeeded())
     throw std::runtime_error(fmt::format("{} ({}): {} {}\n{}", variant.label, variant.device,
                                          argv[0], result.describe_failure(),
                                          tail_of(result.output)));
-  std::vector<double> values;
+  std::vector<Reading> values;
   for (std::size_t i = 0; i <= metrics.secondary.size(); ++i) {
-    auto value = extract_metric(result.output, i == 0 ? metrics.main : metrics.secondary[i - 1]);
+    std::optional<Reading> value;
+    if (i > 0)
+      value = metrics.secondary[i - 1](result.output);
+    else if (auto main = extract_metric(result.output, metrics.main))
+      value = Reading{*main, 0};
     if (!value)
       throw std::runtime_error(fmt::format("{} ({}): no {} in the output of {}\n{}", variant.label,
                                            variant.device, i == 0 ? "metric" : "secondary metric",
@@ -53,10 +58,11 @@ Measurements measure(const Variant& a, const Variant& b, const std::vector<std::
   Measurements measurements;
   measurements.secondary_a.resize(metrics.secondary.size());
   measurements.secondary_b.resize(metrics.secondary.size());
+  measurements.secondary_resolution.resize(metrics.secondary.size());
   auto start = Clock::now();
   for (int i = 0; i < schedule.warmup_pairs; ++i) {
-    double warm_a = run_once(a, command, metrics, schedule).front();
-    double warm_b = run_once(b, command, metrics, schedule).front();
+    double warm_a = run_once(a, command, metrics, schedule).front().value;
+    double warm_b = run_once(b, command, metrics, schedule).front().value;
     if (progress) fmt::print(progress, "warm-up {}: A {:g}  B {:g}\n", i + 1, warm_a, warm_b);
     ++measurements.warmup_pairs;
     if (observer.warmed_up) observer.warmed_up(measurements.warmup_pairs);
@@ -66,11 +72,13 @@ Measurements measure(const Variant& a, const Variant& b, const std::vector<std::
                            Clock::now() - measuring_start)) {
     auto values_a = run_once(a, command, metrics, schedule);
     auto values_b = run_once(b, command, metrics, schedule);
-    measurements.a.push_back(values_a.front());
-    measurements.b.push_back(values_b.front());
+    measurements.a.push_back(values_a.front().value);
+    measurements.b.push_back(values_b.front().value);
     for (std::size_t i = 0; i < metrics.secondary.size(); ++i) {
-      measurements.secondary_a[i].push_back(values_a[i + 1]);
-      measurements.secondary_b[i].push_back(values_b[i + 1]);
+      measurements.secondary_a[i].push_back(values_a[i + 1].value);
+      measurements.secondary_b[i].push_back(values_b[i + 1].value);
+      auto& resolution = measurements.secondary_resolution[i];
+      resolution = std::max({resolution, values_a[i + 1].resolution, values_b[i + 1].resolution});
     }
     if (progress)
       fmt::print(progress, "pair {}: A {:g}  B {:g}\n", measurements.a.size(),

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct Measurements {
   std::vector<double> a, b;  // a[i] and b[i] ran next to each other
   // Per secondary metric, its value in run i of A and of B (the runs of `a` and `b`).
   std::vector<std::vector<double>> secondary_a, secondary_b;
+  // Per secondary metric, the coarsest resolution of its runs (Reading::resolution; 0: exact).
+  std::vector<double> secondary_resolution;
   int warmup_pairs = 0;
   std::chrono::duration<double> elapsed{};
 };
@@ -39,11 +42,14 @@ struct MeasureObserver {
   std::function<void(const Measurements& so_far)> measured;
 };
 
+// A further metric's reader: its value in one run's output, nullopt if the output lacks it.
+using SecondaryReader = std::function<std::optional<Reading>(const std::string& output)>;
+
 // What to read from a run's output: the metric the experiment is about, and further ones read
 // from the same runs (--latency) for the plot and the JSON.
 struct MetricPatterns {
   std::regex main;
-  std::vector<std::regex> secondary;
+  std::vector<SecondaryReader> secondary;
 };
 
 // Runs the experiment. `progress`, if not null, gets a line per pair (-v). Throws

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "tools/ab/quantized_verdict.h"
+
 namespace cused::tools::ab {
 
 namespace {
@@ -60,6 +62,8 @@ nlohmann::json secondary_json(const std::vector<SecondaryMetric>& metrics) {
                    {"better", metric.better == Better::higher ? "higher" : "lower"},
                    {"a", {{"runs", metric.runs_a}, {"summary", summary_json(metric.summary_a)}}},
                    {"b", {{"runs", metric.runs_b}, {"summary", summary_json(metric.summary_b)}}},
+                   {"unit", metric.unit},
+                   {"resolution", metric.resolution},
                    {"ratio",
                     {{"value", metric.interval.ratio},
                      {"low", metric.interval.low},
@@ -68,6 +72,7 @@ nlohmann::json secondary_json(const std::vector<SecondaryMetric>& metrics) {
                    {"verdict",
                     {{"too_few_pairs", metric.verdict.too_few_pairs},
                      {"detected", metric.verdict.detected},
+                     {"unresolved", metric.verdict.unresolved},
                      {"improvement_percent", metric.verdict.improvement_percent},
                      {"text", metric.verdict.text}}}});
   return out;
@@ -94,6 +99,12 @@ std::vector<double> ticks(double low, double high) {
   return result;
 }
 
+// The metric's name, with the width of its buckets when its runs are bucket midpoints.
+std::string shown_name(const SecondaryMetric& metric) {
+  if (metric.resolution <= 0) return metric.name;
+  return fmt::format("{}, in {:g} {} buckets", metric.name, metric.resolution, metric.unit);
+}
+
 // "label (device): its full variant", without the device when the label is its path and without
 // the variant where no cused told it.
 std::string describe(const Variant& variant) {
@@ -118,9 +129,22 @@ Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap) {
     metric.summary_a = summarize(metric.runs_a);
     metric.summary_b = summarize(metric.runs_b);
     metric.interval = bootstrap_ratio_of_medians(metric.runs_a, metric.runs_b, bootstrap);
-    metric.verdict = judge(metric.interval, metric.better);
+    metric.verdict = metric.resolution > 0
+                         ? judge_quantized(metric.interval, metric.better, metric.summary_a.median,
+                                           metric.summary_b.median, metric.resolution, metric.unit)
+                         : judge(metric.interval, metric.better);
   }
   return analysis;
+}
+
+std::string secondary_line(const Analysis& analysis, const SecondaryMetric& metric) {
+  std::string name = shown_name(metric);
+  if (metric.verdict.unresolved)
+    return fmt::format("{}, {}: {} (medians A {:.6g}, B {:.6g})\n", analysis.name, name,
+                       metric.verdict.text, metric.summary_a.median, metric.summary_b.median);
+  return fmt::format("{}, {}: B/A {:.3f} [{:.3f}, {:.3f}]; {}\n", analysis.name, name,
+                     metric.interval.ratio, metric.interval.low, metric.interval.high,
+                     metric.verdict.text);
 }
 
 std::string markdown_header(const Analysis& analysis) {
@@ -204,6 +228,9 @@ Analysis from_json(const nlohmann::json& record) {
         entry.at("better").get<std::string>() == "lower" ? Better::lower : Better::higher;
     metric.runs_a = entry.at("a").at("runs").get<std::vector<double>>();
     metric.runs_b = entry.at("b").at("runs").get<std::vector<double>>();
+    // Runs saved before the buckets were told apart: taken as precise, as they were then.
+    metric.unit = entry.value("unit", "");
+    metric.resolution = entry.value("resolution", 0.0);
     analysis.secondary.push_back(std::move(metric));
   }
   return analysis;
@@ -281,9 +308,12 @@ struct Panel {
   std::array<const Summary*, 2> summaries;
   RatioInterval interval;
   std::string verdict;
+  bool unresolved = false;
 };
 
 std::string ratio_line(const Panel& panel) {
+  // A ratio of bucket midpoints that cannot resolve is no measurement: the verdict says why.
+  if (panel.unresolved) return panel.verdict;
   return fmt::format("B/A = {:.3f}, {:.3g} % CI [{:.3f}, {:.3f}]: {}", panel.interval.ratio,
                      panel.interval.confidence * 100, panel.interval.low, panel.interval.high,
                      panel.verdict);
@@ -347,12 +377,13 @@ std::string svg_plot(const Analysis& analysis) {
                              analysis.interval,
                              analysis.verdict.text}};
   for (const auto& metric : analysis.secondary)
-    panels.push_back({metric.name,
+    panels.push_back({shown_name(metric),
                       metric.better,
                       {&metric.runs_a, &metric.runs_b},
                       {&metric.summary_a, &metric.summary_b},
                       metric.interval,
-                      metric.verdict.text});
+                      metric.verdict.text,
+                      metric.verdict.unresolved});
 
   // The label column: tag, label and device of each variant, wrapped, as wide as they need.
   struct RowText {

@@ -18,6 +18,8 @@ struct SecondaryMetric {
   std::string name;
   Better better = Better::lower;
   std::vector<double> runs_a, runs_b;  // run i of each, as the main metric's
+  std::string unit;                    // what its values count ("ms")
+  double resolution = 0;  // the width of the buckets its runs are midpoints of; 0: precise
   Summary summary_a, summary_b;
   RatioInterval interval;
   Verdict verdict;
@@ -45,6 +47,11 @@ struct Analysis {
 
 // The statistics of `runs_a`/`runs_b` (and of each secondary metric's) filled in from the runs.
 Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap);
+
+// The line after the table for one secondary metric: "NAME, METRIC: B/A r [low, high]; verdict";
+// for a bucket-quantized one the bucket width beside the metric, and when the buckets cannot
+// resolve, the medians instead of a ratio that would only be one of midpoints.
+std::string secondary_line(const Analysis& analysis, const SecondaryMetric& metric);
 
 // Which variant is which, what the metric is, then the table's header lines.
 std::string markdown_header(const Analysis& analysis);

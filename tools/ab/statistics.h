@@ -72,6 +72,7 @@ enum class Wording { speed, amount };
 struct Verdict {
   bool too_few_pairs = false;
   bool detected = false;
+  bool unresolved = false;         // bucket-quantized runs that cannot tell (quantized_verdict.h)
   double improvement_percent = 0;  // B's gain over A: positive = B better in `better`'s sense
   double low_percent = 0, high_percent = 0;
   std::string text;
