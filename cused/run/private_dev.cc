@@ -10,13 +10,23 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace cused::run {
 
 namespace {
 
+// Where libbinder looks for the driver's features (Android 14's ProcessState reads exactly
+// /dev/binderfs/features/NAME): in the program's /dev, a symlink to the whole mount.
+constexpr const char* kBinderfsLink = "/binderfs";
+
+bool inside(const std::string& point, const std::string& dir) {
+  return point == dir || point.starts_with(dir + "/");
+}
+
 // The mount points under /dev, outermost first, without those inside another (a recursive bind
-// of the outer one brings them).
+// of the outer one brings them) and without a host binderfs at /dev/binderfs, which the link to
+// the daemon's mount replaces.
 std::vector<std::string> dev_submounts() {
   std::vector<std::string> points;
   std::ifstream mountinfo("/proc/self/mountinfo");
@@ -25,7 +35,8 @@ std::vector<std::string> dev_submounts() {
     std::istringstream fields(line);
     std::string id, parent, devno, root, point;
     fields >> id >> parent >> devno >> root >> point;
-    if (point.starts_with("/dev/")) points.push_back(point);
+    if (point.starts_with("/dev/") && !inside(point, std::string("/dev") + kBinderfsLink))
+      points.push_back(point);
   }
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
@@ -83,10 +94,15 @@ int make_private_dev(const std::string& mount, const std::vector<std::string>& n
       return err;
     }
   }
-  for (const auto& name : names) {
-    const std::string link = dev + "/" + name;
-    unlink(link.c_str());  // a host node of that name is hidden (a whiteout in the overlay)
-    if (symlink((mount + "/" + name).c_str(), link.c_str()) != 0) {
+  std::vector<std::pair<std::string, std::string>> links;  // (name in /dev, target)
+  for (const auto& name : names) links.emplace_back("/" + name, mount + "/" + name);
+  links.emplace_back(kBinderfsLink, mount);
+  for (const auto& [name, target] : links) {
+    const std::string link = dev + name;
+    // A host file of that name is hidden (a whiteout in the overlay); a host directory (an
+    // unmounted /dev/binderfs) too, since the overlay removes a lower directory as a whole.
+    if (unlink(link.c_str()) != 0 && errno == EISDIR) rmdir(link.c_str());
+    if (symlink(target.c_str(), link.c_str()) != 0) {
       int err = failed(error, "symlink " + link);
       cleanup_stage();
       return err;

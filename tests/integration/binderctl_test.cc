@@ -24,16 +24,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::exit_status;
 using testing::ToolProcess;
 
 // `command` through the shell with stderr folded into stdout: what a user reads.
 ToolProcess::Result run_shell(const std::string& command) {
   ToolProcess shell({"/bin/sh", "-c", command + " 2>&1"});
   return shell.finish(20s);
-}
-
-int exit_status(const ToolProcess::Result& result) {
-  return WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
 }
 
 class BinderctlTest : public ::testing::Test {

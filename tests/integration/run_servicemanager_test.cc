@@ -20,6 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::binary_from_env;
+using testing::exit_status;
 using testing::ToolProcess;
 using testing::wait_until;
 
@@ -27,10 +28,6 @@ using testing::wait_until;
 ToolProcess::Result run_with_stderr(const std::string& words) {
   ToolProcess process({"/bin/sh", "-c", words + " 2>&1"});
   return process.finish(60s);
-}
-
-int exit_status(const ToolProcess::Result& result) {
-  return !result.timed_out && WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
 }
 
 class RunServicemanagerTest : public ::testing::Test {

@@ -18,6 +18,10 @@ std::string binary_from_env(const char* name) {
   return value;
 }
 
+int exit_status(const ToolProcess::Result& result) {
+  return !result.timed_out && WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
+}
+
 ToolProcess::ToolProcess(std::vector<std::string> argv, Capture capture) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) < 0) throw std::runtime_error("pipe failed");

@@ -46,6 +46,9 @@ class ToolProcess {
   std::string output_;
 };
 
+// The tool's exit status, or -1 if it was killed or timed out.
+int exit_status(const ToolProcess::Result& result);
+
 // The path a meson test passes in the environment variable `name` (e.g. SERVICEMANAGER_BINARY).
 std::string binary_from_env(const char* name);
 

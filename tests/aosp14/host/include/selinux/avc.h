@@ -1,0 +1,2 @@
+// See android.h beside this file.
+#pragma once
