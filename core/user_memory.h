@@ -35,6 +35,17 @@ struct PayloadHint {
   bool empty() const { return data_size == 0 && offsets_size == 0; }
 };
 
+// What a frontend that copies a BINDER_WRITE_READ argument in itself (`cused run`) may read in
+// the same access as the argument, guessed from the thread's last binder_write_read: the start of
+// its write buffer, and the payload of its last transaction. Core checks every read it makes
+// against the copies' addresses and lengths (PrefetchedMemory), so a wrong guess costs one access
+// more and nothing else.
+struct ReadAheadHint {
+  std::uint64_t write_buffer = 0;
+  std::size_t write_len = 0;  // 0: no commands guessed
+  PayloadHint payload;
+};
+
 class UserMemory {
  public:
   virtual ~UserMemory() = default;
