@@ -1,22 +1,46 @@
 // The write half of BINDER_WRITE_READ: the BC_ command loop (S3.1, binder_thread_write) and the
 // commands that are not transactions or death notifications.
+#include <algorithm>
 #include <cerrno>
 
+#include "core/prefetched_memory.h"
 #include "core/proc.h"
 #include "core/user_reader.h"
 
 namespace cused::core {
 
+ReadAheadHint Proc::read_ahead_hint(pid_t tid) const {
+  sync::LockGuard guard(inner_lock_);
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) return {};
+  const Thread& thread = *it->second;
+  assume_locked(thread);
+  ReadAheadHint hint;
+  hint.payload = thread.payload_hint;
+  if (thread.last_write_size == 0) return hint;
+  // Commands of another size than last time are still inside the guess, up to the page's end.
+  const std::uint64_t page = alloc_.page_size();
+  const std::uint64_t to_page_end = page - thread.last_write_buffer % page;
+  hint.write_buffer = thread.last_write_buffer;
+  hint.write_len =
+      std::min<std::uint64_t>(UserReader::kWindow, std::max(thread.last_write_size, to_page_end));
+  return hint;
+}
+
 // Stops at the first hard error with write_consumed at the failed command, and without an error
 // as soon as the thread has a return error to report (a failed transaction, S3.1).
-int Proc::write_commands(Thread& thread, UserMemory& memory, CallerFiles* files,
-                         binder_write_read& bwr, uid_t caller_euid) {
+int Proc::write_commands(Thread& thread, UserMemory& caller, std::span<const UserRange> read_ahead,
+                         CallerFiles* files, binder_write_read& bwr, uid_t caller_euid) {
   const std::uint64_t start = bwr.write_buffer;
+  PrefetchedMemory memory(caller);
+  for (const UserRange& copy : read_ahead) memory.hold(copy.addr, copy.dst, copy.len);
   PayloadHint hint;
   {
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);
     hint = thread.payload_hint;
+    thread.last_write_buffer = start;
+    thread.last_write_size = bwr.write_size;
   }
   UserReader reader(memory, start + bwr.write_consumed, start + bwr.write_size, hint);
   while (!reader.at_end() && !return_error_pending(thread)) {

@@ -25,6 +25,18 @@ class Completion {
   // the caller's read buffer when work arrives, from another daemon thread).
   virtual UserMemory& user_memory() = 0;
 
+  // The read half's output: `data` into the caller's read buffer at `addr`. `argument` is what
+  // complete() copies back should the read end now without error (the binder_write_read with this
+  // output consumed): a frontend that copies the argument back with a system call of its own may
+  // write both in one, in the kernel's order (the buffer, then the argument), and skip the
+  // argument in complete() when it is still the same. 0, or -EFAULT when `data` could not be
+  // written (what happens to `argument` then is complete()'s to repair).
+  virtual int write_read_buffer(std::uint64_t addr, std::span<const std::byte> data,
+                                std::span<const std::byte> argument) {
+    (void)argument;
+    return user_memory().write(addr, data.data(), data.size());
+  }
+
   // The caller's file table, where the frontend can reach it (core/passed_files.h); null: this
   // caller can neither send nor receive fds.
   virtual CallerFiles* caller_files() { return nullptr; }

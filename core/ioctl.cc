@@ -115,8 +115,8 @@ void Proc::write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest&
     return WakeScope::current().answer(std::move(completion), -EFAULT, {});
   }
   if (bwr.write_size > 0) {
-    int ret = write_commands(*thread, completion->user_memory(), completion->caller_files(), bwr,
-                             request.euid);
+    int ret = write_commands(*thread, completion->user_memory(), request.read_ahead,
+                             completion->caller_files(), bwr, request.euid);
     if (ret < 0) {
       bwr.read_consumed = 0;
       end_ioctl(*thread);

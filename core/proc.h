@@ -53,6 +53,10 @@ struct IoctlRequest {
   unsigned cmd = 0;
   std::span<const std::byte> arg;  // the argument as copied in (restricted ioctl: by value)
   bool nonblock = false;           // O_NONBLOCK on the file (S1.11)
+  // Copies of the caller's memory the frontend made with the argument (ReadAheadHint), each
+  // range's `dst` holding its `len` bytes from `addr`: the write half reads from them where its
+  // reads fall inside, and from the caller otherwise.
+  std::span<const UserRange> read_ahead;
 };
 
 inline constexpr unsigned kPollIn = 0x1;   // EPOLLIN
@@ -174,6 +178,10 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   std::optional<NodeCounts> node_counts(binder_uintptr_t ptr) const;
   // S8.1 looper flags of thread `tid`, if the proc has that thread.
   std::optional<std::uint32_t> thread_looper(pid_t tid) const;
+  // What to read with thread `tid`'s next BINDER_WRITE_READ argument (ReadAheadHint): its last
+  // write buffer's first window (to its page's end at least, where bytes are as readable as what
+  // was read last time) and its last payload. Empty for a thread the proc does not have.
+  ReadAheadHint read_ahead_hint(pid_t tid) const CUSED_EXCLUDES(inner_lock_);
   // {strong, weak} of this proc's handle `desc`, if it exists.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> ref_counts(std::uint32_t desc) const;
 
@@ -227,8 +235,9 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
 
   // ---- command.cc: the BC_ write loop (S3.1)
   // `files`: the caller's file table, null where the frontend cannot reach it (passed_files.h).
-  int write_commands(Thread& thread, UserMemory& memory, CallerFiles* files, binder_write_read& bwr,
-                     uid_t caller_euid);
+  // `read_ahead`: the frontend's copies made with the argument (IoctlRequest::read_ahead).
+  int write_commands(Thread& thread, UserMemory& caller, std::span<const UserRange> read_ahead,
+                     CallerFiles* files, binder_write_read& bwr, uid_t caller_euid);
   int run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, CallerFiles* files,
                   uid_t caller_euid);
   int change_ref_count(std::uint32_t cmd, std::uint32_t target);

@@ -12,7 +12,10 @@ void PendingRead::put(const void* data, std::size_t len) {
 
 int PendingRead::flush() {
   if (out.empty()) return 0;
-  if (completion->user_memory().write(bwr.read_buffer + out_start, out.data(), out.size()))
+  binder_write_read ending = bwr;
+  ending.read_consumed = out_start + out.size();
+  if (completion->write_read_buffer(bwr.read_buffer + out_start, {out.data(), out.size()},
+                                    std::as_bytes(std::span(&ending, 1))))
     return -EFAULT;
   out_start += out.size();
   out.clear();

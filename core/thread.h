@@ -97,6 +97,9 @@ class Thread : public std::enable_shared_from_this<Thread> {
   binder_extended_error ee CUSED_GUARDED_BY(inner_lock){0, BR_OK, 0};
   // Where this thread's last transaction payload was, read ahead with its next commands.
   PayloadHint payload_hint CUSED_GUARDED_BY(inner_lock);
+  // Where this thread's last non-empty write buffer was (Proc::read_ahead_hint).
+  std::uint64_t last_write_buffer CUSED_GUARDED_BY(inner_lock) = 0;
+  std::uint64_t last_write_size CUSED_GUARDED_BY(inner_lock) = 0;
 
   // On the proc's waiting-threads list (blocked waiting for proc work, most recent first).
   WaitingHook waiting_hook;

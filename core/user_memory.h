@@ -16,6 +16,13 @@ struct UserRange {
   std::size_t len = 0;
 };
 
+// One piece of a gathered write: `len` bytes from `src` into the caller's memory at `addr`.
+struct UserWriteRange {
+  std::uint64_t addr = 0;
+  const void* src = nullptr;
+  std::size_t len = 0;
+};
+
 // Where a thread's last transaction payload was (data and offsets), to be read ahead with its
 // next commands. Empty when there is nothing worth guessing.
 struct PayloadHint {
@@ -26,6 +33,17 @@ struct PayloadHint {
   std::uint64_t offsets = 0;
   std::uint64_t offsets_size = 0;
   bool empty() const { return data_size == 0 && offsets_size == 0; }
+};
+
+// What a frontend that copies a BINDER_WRITE_READ argument in itself (`cused run`) may read in
+// the same access as the argument, guessed from the thread's last binder_write_read: the start of
+// its write buffer, and the payload of its last transaction. Core checks every read it makes
+// against the copies' addresses and lengths (PrefetchedMemory), so a wrong guess costs one access
+// more and nothing else.
+struct ReadAheadHint {
+  std::uint64_t write_buffer = 0;
+  std::size_t write_len = 0;  // 0: no commands guessed
+  PayloadHint payload;
 };
 
 class UserMemory {
@@ -40,6 +58,15 @@ class UserMemory {
   virtual std::size_t read_ranges(std::span<const UserRange> ranges) {
     std::size_t done = 0;
     while (done < ranges.size() && read(ranges[done].addr, ranges[done].dst, ranges[done].len) == 0)
+      ++done;
+    return done;
+  }
+  // Writes the ranges in order and returns how many of them, from the first, were written whole;
+  // it stops at the first that is not. One system call in the daemon, as read_ranges.
+  virtual std::size_t write_ranges(std::span<const UserWriteRange> ranges) {
+    std::size_t done = 0;
+    while (done < ranges.size() &&
+           write(ranges[done].addr, ranges[done].src, ranges[done].len) == 0)
       ++done;
     return done;
   }

@@ -21,6 +21,9 @@ namespace cused::core {
 
 class UserReader {
  public:
+  // The most a window reads ahead of the cursor.
+  static constexpr std::size_t kWindow = 512;
+
   UserReader(UserMemory& memory, std::uint64_t position, std::uint64_t end, PayloadHint hint = {})
       : prefetched_(memory), underneath_(memory), position_(position), end_(end), hint_(hint) {}
   UserReader(const UserReader&) = delete;
@@ -40,7 +43,6 @@ class UserReader {
   }
 
  private:
-  static constexpr std::size_t kWindow = 512;
   bool in_window(std::size_t len) const;
   // Reads `want` bytes at the cursor into the window, with the hinted payload if one is pending.
   bool fill_window(std::size_t want);

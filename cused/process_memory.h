@@ -23,6 +23,9 @@ class ProcessMemory final : public core::UserMemory {
   std::size_t read_ranges(std::span<const core::UserRange> ranges) override {
     return host::process_vm_read_ranges(tid_, ranges);
   }
+  std::size_t write_ranges(std::span<const core::UserWriteRange> ranges) override {
+    return host::process_vm_write_ranges(tid_, ranges);
+  }
 
  private:
   pid_t tid_;

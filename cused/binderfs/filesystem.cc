@@ -428,7 +428,8 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
                              ctx->uid,
                              cmd,
                              std::span(static_cast<const std::byte*>(in), in_size),
-                             file.nonblock()};
+                             file.nonblock(),
+                             {}};
   auto completion =
       std::make_unique<fuse::IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
   completion->watch_interrupts(uring ? &uring_requests_ : nullptr);

@@ -134,7 +134,8 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
                              ctx->uid,
                              cmd,
                              std::span<const std::byte>(in.data(), in_size),
-                             file.nonblock};
+                             file.nonblock,
+                             {}};
   auto completion = std::make_unique<fuse::IoctlCompletion>(
       req, ctx->pid, argument.copy_out, file.proc, interrupts_, arg, argument.copy_out_errno);
   completion->watch_interrupts();

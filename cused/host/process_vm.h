@@ -19,5 +19,11 @@ int process_vm_read(pid_t pid, std::uint64_t addr, void* dst, std::size_t len);
 int process_vm_write(pid_t pid, std::uint64_t addr, const void* src, std::size_t len);
 // UserMemory::read_ranges in one system call per 16 ranges: how many leading ranges arrived whole.
 std::size_t process_vm_read_ranges(pid_t pid, std::span<const core::UserRange> ranges);
+// UserMemory::write_ranges the same way: how many leading ranges were written whole.
+std::size_t process_vm_write_ranges(pid_t pid, std::span<const core::UserWriteRange> ranges);
+
+// process_vm_readv / process_vm_writev calls this process has made: what a call costs in accesses
+// to its callers' memory (bench-transport, tests/integration/run_test.cc).
+std::uint64_t remote_accesses();
 
 }  // namespace cused::host

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "cused/request/signal_watcher.h"
 #include "cused/run/caller_files.h"
 #include "cused/run/session.h"
+#include "uapi/binder.h"
 
 namespace cused::run {
 
@@ -32,6 +34,9 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
 
   void complete(long result, std::span<const std::byte> out) override;
   core::UserMemory& user_memory() override { return memory_; }
+  // The read buffer and the argument it would end with in one process_vm_writev.
+  int write_read_buffer(std::uint64_t addr, std::span<const std::byte> data,
+                        std::span<const std::byte> argument) override;
   core::CallerFiles* caller_files() override { return &files_; }
   // Only a fatal signal ends the program's wait (WAIT_KILLABLE_RECV), so this is its death.
   bool abandoned() const override { return !still_waiting(); }
@@ -49,7 +54,7 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
   // copy_to_user into a process that is still the one that called.
   class CallerMemory final : public core::UserMemory {
    public:
-    CallerMemory(const NotificationCompletion& completion, pid_t tid)
+    CallerMemory(NotificationCompletion& completion, pid_t tid)
         : completion_(completion), memory_(tid) {}
     int read(std::uint64_t addr, void* dst, std::size_t len) override {
       return memory_.read(addr, dst, len);
@@ -58,9 +63,10 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
     std::size_t read_ranges(std::span<const core::UserRange> ranges) override {
       return memory_.read_ranges(ranges);
     }
+    std::size_t write_ranges(std::span<const core::UserWriteRange> ranges) override;
 
    private:
-    const NotificationCompletion& completion_;
+    NotificationCompletion& completion_;
     ProcessMemory memory_;
   };
 
@@ -73,6 +79,10 @@ class NotificationCompletion final : public core::Completion, public SignalWatch
   CallerMemory memory_;
   CallerFiles files_;
   bool answered_ = false;
+  // The argument write_read_buffer() already wrote back, while nothing has been written since:
+  // complete() need not write it again if it is the same.
+  std::array<std::byte, sizeof(binder_write_read)> written_argument_;
+  std::size_t written_argument_size_ = 0;
   // When the kernel last said the notification waits (the receiving thread checked just before
   // it made this completion).
   mutable std::chrono::steady_clock::time_point waiting_at_ = std::chrono::steady_clock::now();

@@ -23,6 +23,7 @@
 #include "cused/process_memory.h"
 #include "cused/request/caller_scheduling.h"
 #include "cused/request/failures.h"
+#include "cused/run/argument_copy.h"
 #include "cused/run/notification_completion.h"
 #include "cused/run/seccomp_filter.h"
 #include "uapi/binder.h"
@@ -255,17 +256,18 @@ void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_no
     return;
   }
   // Exactly what binder_ioctl copies in; a failed copy reaches core as an empty argument, which
-  // answers with the kernel's errno for that command.
+  // answers with the kernel's errno for that command. A binder_write_read's commands come along.
   core::IoctlArgument argument = core::kernel_ioctl_argument(cmd);
-  std::array<std::byte, sizeof(binder_write_read)> in;
-  std::size_t in_size = std::min(argument.copy_in, in.size());
-  if (in_size > 0 && ProcessMemory(tid).read(arg, in.data(), in_size) != 0) in_size = 0;
+  ProcessMemory caller(tid);
+  ArgumentCopy in(
+      caller, arg, argument.copy_in,
+      cmd == BINDER_WRITE_READ ? open.proc->read_ahead_hint(tid) : core::ReadAheadHint{});
   // The tid names the caller only while its notification waits: a pid can be reused once its
   // process is gone, and what was read must be the caller's.
   if (!listener.valid(notification.id)) return;
   served_.fetch_add(1, std::memory_order_relaxed);
-  core::IoctlRequest request{
-      tgid, tid, open.proc->euid(), cmd, std::span(in.data(), in_size), open.nonblock};
+  core::IoctlRequest request{tgid,          tid,           open.proc->euid(), cmd,
+                             in.argument(), open.nonblock, in.read_ahead()};
   auto completion = std::make_unique<NotificationCompletion>(session, notification.id, tid, tgid,
                                                              arg, argument, open.proc);
   CallerScheduling scheduling(tid, serves_at_caller_priority(*open.proc));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "client/binder_device.h"
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
+#include "cused/host/process_vm.h"
 #include "cused/run/attach.h"
 #include "cused/run/run_server.h"
 #include "tests/integration/mounted_binderfs.h"
@@ -316,6 +318,230 @@ TEST_F(RunTest, KilledSenderAndReceiverWithFdsInFlightLeakNothing_S5_7_S1_9) {
   char byte;
   EXPECT_EQ(read(pipe_fds[0], &byte, 1), 0) << "a copy of the write end is still open";
   close(pipe_fds[0]);
+}
+
+// A context manager under `cused run` answering every call with its int32 plus one (with an empty
+// reply when not `plus_one`), replying with TF_DEFER_COMPLETE when `defer` (one looper thread).
+// Reports 0 on `ready` once it serves.
+int serve_plus_one(const std::string& node, bool defer, const Report& ready, bool plus_one = true) {
+  client::ProcessOptions options;
+  options.device = node;
+  options.max_threads = 0;
+  options.defer_complete = defer;
+  client::BinderProcess process(options);
+  int result = process.become_context_manager(
+      [plus_one](const client::IncomingTransaction& txn, client::Parcel& reply) {
+        if (plus_one) reply.write_int32(txn.data.read_int32().value_or(0) + 1);
+        return client::kOk;
+      });
+  ready.send(result);
+  if (result != 0) return 1;
+  client::IpcThread thread(process);
+  thread.join_looper(true);
+  return 0;
+}
+
+// Issue 30: a deferred sync call under `cused run` costs the daemon at most 4 accesses to its
+// callers' memory: each side's binder_write_read read with its commands (and the client's
+// payload) in one process_vm_readv, and each side's BR_ stream written with its
+// binder_write_read in one process_vm_writev (8 before: each binder_write_read on its own).
+TEST_F(RunTest, DeferredCallCostsAtMostFourRemoteAccesses) {
+  constexpr int kCalls = 200;
+  Report ready, warmed, go, done;
+  RunChild manager(mount_.dir(), [&] { return serve_plus_one(node(), true, ready, false); });
+  ASSERT_EQ(ready.receive().value_or(-1), 0);
+  RunChild caller(mount_.dir(), [&] {
+    client::ProcessOptions options;
+    options.device = node();
+    options.max_threads = 0;
+    client::BinderProcess process(options);
+    client::IpcThread thread(process);
+    client::Parcel data;
+    data.write_int32(41);
+    auto call = [&] {
+      client::Parcel reply;
+      return thread.transact(0, 1, data, &reply) == client::kOk;
+    };
+    for (int i = 0; i < 20; ++i)
+      if (!call()) return 1;
+    warmed.send(1);
+    if (!go.receive()) return 2;
+    for (int i = 0; i < kCalls; ++i)
+      if (!call()) return 3;
+    done.send(1);
+    return 0;
+  });
+  ASSERT_TRUE(warmed.receive());
+  std::uint64_t before = host::remote_accesses();
+  go.send(1);
+  ASSERT_TRUE(done.receive());
+  double per_call = static_cast<double>(host::remote_accesses() - before) / kCalls;
+  EXPECT_EQ(caller.finish(), 0);
+  EXPECT_LE(per_call, 4.0);
+}
+
+// A page of its own, so that it can be unmapped or made read-only alone.
+std::byte* own_page(int prot = PROT_READ | PROT_WRITE) {
+  void* page = mmap(nullptr, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return page == MAP_FAILED ? nullptr : static_cast<std::byte*>(page);
+}
+
+// Writes at `commands` a BC_TRANSACTION to handle 0 whose payload is the int32 at `payload`;
+// its size.
+std::size_t put_call(std::byte* commands, const std::int32_t* payload) {
+  binder_transaction_data txn{};
+  txn.code = 1;
+  txn.data_size = sizeof *payload;
+  txn.data.ptr.buffer = reinterpret_cast<binder_uintptr_t>(payload);
+  std::uint32_t code = BC_TRANSACTION;
+  std::memcpy(commands, &code, sizeof code);
+  std::memcpy(commands + sizeof code, &txn, sizeof txn);
+  return sizeof code + sizeof txn;
+}
+
+// The int32 of the BR_REPLY in a read buffer (its buffer freed with BC_FREE_BUFFER on `fd`), or
+// nullopt when there is none.
+std::optional<std::int32_t> reply_in(int fd, const std::byte* read, std::size_t consumed) {
+  std::size_t at = 0;
+  while (at + sizeof(std::uint32_t) <= consumed) {
+    std::uint32_t cmd;
+    std::memcpy(&cmd, read + at, sizeof cmd);
+    at += sizeof cmd;
+    if (cmd == BR_REPLY) {
+      binder_transaction_data txn;
+      std::memcpy(&txn, read + at, sizeof txn);
+      std::int32_t value;
+      std::memcpy(&value, reinterpret_cast<const void*>(txn.data.ptr.buffer), sizeof value);
+      std::byte free_cmd[sizeof(std::uint32_t) + sizeof(binder_uintptr_t)];
+      std::uint32_t code = BC_FREE_BUFFER;
+      std::memcpy(free_cmd, &code, sizeof code);
+      std::memcpy(free_cmd + sizeof code, &txn.data.ptr.buffer, sizeof(binder_uintptr_t));
+      binder_write_read bwr{};
+      bwr.write_buffer = reinterpret_cast<binder_uintptr_t>(free_cmd);
+      bwr.write_size = sizeof free_cmd;
+      if (ioctl(fd, BINDER_WRITE_READ, &bwr) != 0) return std::nullopt;
+      return value;
+    }
+    at += _IOC_SIZE(cmd);
+  }
+  return std::nullopt;
+}
+
+// One call of `value` with its commands at `commands` and its payload at `payload`, the
+// binder_write_read at `bwr`: the reply's int32, or -errno of the ioctl (-1000: no reply).
+long call_from(int fd, std::byte* commands, std::int32_t* payload, std::int32_t value,
+               binder_write_read* bwr) {
+  *payload = value;
+  static std::byte read[256];
+  binder_write_read args{};
+  args.write_buffer = reinterpret_cast<binder_uintptr_t>(commands);
+  args.write_size = put_call(commands, payload);
+  args.read_buffer = reinterpret_cast<binder_uintptr_t>(read);
+  args.read_size = sizeof read;
+  *bwr = args;
+  if (ioctl(fd, BINDER_WRITE_READ, bwr) != 0) return -errno;
+  if (auto reply = reply_in(fd, read, bwr->read_consumed)) return *reply;
+  // A thread's first read returns at once (S2.0 need_return), before the reply.
+  binder_write_read more{};
+  more.read_buffer = args.read_buffer;
+  more.read_size = args.read_size;
+  if (ioctl(fd, BINDER_WRITE_READ, &more) != 0) return -errno;
+  return reply_in(fd, read, more.read_consumed).value_or(-1000);
+}
+
+class RunReadAheadTest : public RunTest {
+ protected:
+  // Runs `body` in a client under `cused run` whose calls reach a plus-one context manager.
+  int with_manager(const std::function<int(int fd)>& body) {
+    Report ready;
+    RunChild manager(mount_.dir(), [&] { return serve_plus_one(node(), false, ready); });
+    if (ready.receive().value_or(-1) != 0) return 100;
+    RunChild caller(mount_.dir(), [&] {
+      BinderDevice device(node());
+      if (device.map() != 0) return 101;
+      return body(device.fd());
+    });
+    return caller.finish();
+  }
+};
+
+// Issue 30: the daemon guesses a binder_write_read's commands and payload at the thread's last
+// addresses and reads them with the struct. Commands written elsewhere than last time are read
+// where they are (S3.1), even when the old place holds a valid call of another value.
+TEST_F(RunReadAheadTest, CommandsElsewhereThanLastTimeAreReadWhereTheyAre_S3_1) {
+  EXPECT_EQ(with_manager([](int fd) {
+              std::byte* first = own_page();
+              std::byte* second = own_page();
+              if (!first || !second) return 1;
+              auto* first_payload = reinterpret_cast<std::int32_t*>(first + 2048);
+              auto* second_payload = reinterpret_cast<std::int32_t*>(second + 2048);
+              binder_write_read bwr;
+              if (call_from(fd, first, first_payload, 41, &bwr) != 42) return 2;
+              // The guess (first, with 100 in its payload) is a call too, of another value.
+              *first_payload = 100;
+              if (call_from(fd, second, second_payload, 7, &bwr) != 8) return 3;
+              if (call_from(fd, second, first_payload, 9, &bwr) != 10) return 4;
+              if (call_from(fd, first, second_payload, 11, &bwr) != 12) return 5;
+              return 0;
+            }),
+            0);
+}
+
+// A guessed write buffer that is gone since (unmapped) costs nothing but the guess: the call from
+// elsewhere works, and a call whose write buffer is that unmapped page fails with EFAULT at its
+// first command (S3.1: write_consumed 0, read_consumed 0), after which the thread calls on.
+TEST_F(RunReadAheadTest, GuessedBufferThatIsGoneFailsOnlyTheCallThatUsesIt_S3_1) {
+  EXPECT_EQ(with_manager([](int fd) {
+              std::byte* gone = own_page();
+              std::byte* kept = own_page();
+              if (!gone || !kept) return 1;
+              auto* payload = reinterpret_cast<std::int32_t*>(kept + 2048);
+              binder_write_read bwr;
+              if (call_from(fd, gone, payload, 1, &bwr) != 2) return 2;
+              if (munmap(gone, 4096) != 0) return 3;
+              if (call_from(fd, kept, payload, 3, &bwr) != 4) return 4;
+              if (call_from(fd, kept, payload, 5, &bwr) != 6) return 5;  // guess: kept
+              // As before the unmap, from the page that is gone now.
+              binder_write_read bad{};
+              bad.write_buffer = reinterpret_cast<binder_uintptr_t>(gone);
+              bad.write_size = bwr.write_size;
+              bad.read_buffer = bwr.read_buffer;
+              bad.read_size = bwr.read_size;
+              if (ioctl(fd, BINDER_WRITE_READ, &bad) != -1 || errno != EFAULT) return 6;
+              if (bad.write_consumed != 0 || bad.read_consumed != 0) return 7;
+              if (call_from(fd, kept, payload, 7, &bwr) != 8) return 8;
+              return 0;
+            }),
+            0);
+}
+
+// binder_ioctl_write_read copies the binder_write_read back after the read: a read-only one
+// fails the ioctl with EFAULT once the call is done, its reply in the read buffer; the daemon
+// writes buffer and struct in one access, and the buffer's part still arrives.
+TEST_F(RunReadAheadTest, ReadOnlyBinderWriteReadFailsWithEfaultAfterTheCall_S3_2) {
+  EXPECT_EQ(with_manager([](int fd) {
+              std::byte* commands = own_page();
+              std::byte* args = own_page();
+              if (!commands || !args) return 1;
+              auto* payload = reinterpret_cast<std::int32_t*>(commands + 2048);
+              binder_write_read bwr;
+              if (call_from(fd, commands, payload, 1, &bwr) != 2) return 2;
+              static std::byte read[256];
+              std::memset(read, 0, sizeof read);
+              *payload = 20;
+              binder_write_read fixed{};
+              fixed.write_buffer = reinterpret_cast<binder_uintptr_t>(commands);
+              fixed.write_size = put_call(commands, payload);
+              fixed.read_buffer = reinterpret_cast<binder_uintptr_t>(read);
+              fixed.read_size = sizeof read;
+              std::memcpy(args, &fixed, sizeof fixed);
+              if (mprotect(args, 4096, PROT_READ) != 0) return 3;
+              if (ioctl(fd, BINDER_WRITE_READ, args) != -1 || errno != EFAULT) return 4;
+              if (reply_in(fd, read, sizeof read) != 21) return 5;
+              if (call_from(fd, commands, payload, 30, &bwr) != 31) return 6;
+              return 0;
+            }),
+            0);
 }
 
 }  // namespace

@@ -48,6 +48,24 @@ TEST_F(TwoPages, GatheredReadCountsTheRangesThatArrivedWhole_S4_11) {
   EXPECT_EQ(process_vm_read_ranges(getpid(), readable), 3u) << "an empty range is read whole";
 }
 
+// The run frontend's write of a read buffer with its binder_write_read (issue 30): one system
+// call, and the ranges after the first that faults are not written (the struct is never copied
+// back before a buffer that could not be).
+TEST_F(TwoPages, GatheredWriteStopsAtTheFirstRangeNotWrittenWhole_S3_2) {
+  const std::array<std::byte, 16> ones{std::byte{1}}, twos{std::byte{2}};
+  const core::UserWriteRange ranges[] = {{address(base_ + 128), twos.data(), twos.size()},
+                                         {address(base_ + page_ - 8), ones.data(), ones.size()},
+                                         {address(base_ + 64), ones.data(), ones.size()}};
+  std::uint64_t before = remote_accesses();
+  EXPECT_EQ(process_vm_write_ranges(getpid(), ranges), 1u);
+  EXPECT_EQ(remote_accesses(), before + 1);
+  EXPECT_EQ(base_[128], std::byte{2});
+  EXPECT_EQ(base_[64], std::byte{0x5a}) << "a range after the fault was written";
+  const core::UserWriteRange writable[] = {ranges[0], ranges[2]};
+  EXPECT_EQ(process_vm_write_ranges(getpid(), writable), 2u);
+  EXPECT_EQ(base_[64], std::byte{1});
+}
+
 // The fake, told that the second page cannot be read, answers every read, write and gathered
 // read of these addresses as the system calls do: the null page, a range crossing into the
 // unreadable page, one inside it, empty ranges anywhere, readable ones.
