@@ -195,10 +195,6 @@ TEST_F(ServiceManagerTest, S7_2_DeadServiceIsDropped) {
   EXPECT_EQ(client_thread_.transact(*handle, kWhoAreYou, stop, &reply), client::kDeadObject);
 }
 
-int exit_status(const testing::ToolProcess::Result& result) {
-  return WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
-}
-
 // S2.3: one context manager per device; the second is refused with EBUSY, and says so.
 TEST_F(ServiceManagerTest, S2_3_ASecondOneSaysAnotherContextManagerIsRegistered) {
   testing::ToolProcess second({testing::binary_from_env("SERVICEMANAGER_BINARY"), device()},
