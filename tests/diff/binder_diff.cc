@@ -14,6 +14,7 @@
 //
 // Docs: docs/reliability.md, "Differential testing".
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -406,6 +407,10 @@ int campaign(const RunOptions& kernel_options, const RunOptions& options, const 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The slots' calls carry their thread's nice into the state lines ("pri N", S4.12), and the
+  // kernel's traces were recorded at nice 0: a run under `nice` (a loaded machine's test run)
+  // must not read as a divergence. Before any thread or slot exists, so all inherit it.
+  setpriority(PRIO_PROCESS, 0, 0);
   CLI::App app{
       "binder-diff: fuzz scripts on real binder devices, the kernel's answers against cused's"};
   app.set_version_flag("--version", cused::version_text("binder-diff", nullptr));
