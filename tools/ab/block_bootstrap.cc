@@ -46,7 +46,7 @@ double block_ratio(const Block& block) {
 
 // The median of the blocks' own B/A. Chosen by simulation (1000 experiments per setting, K blocks
 // of 8-10 pairs, block levels and block B/A varying by 5-10 %, expanded percentile interval):
-// - the ratio of the pooled medians covers the true ratio in 96-100 % but its interval is 10-40 %
+// - the ratio of the pooled medians covers the true ratio in 96-100 % but its interval is 7-40 %
 //   wider: pooling mixes blocks' levels, a shift that the pairs of a block share and that should
 //   cancel in B/A;
 // - the geometric mean of the block ratios is narrowest but undercovers (92.1 % at K = 4,
