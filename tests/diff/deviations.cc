@@ -20,7 +20,8 @@ constexpr Deviation kFdsOnFuse{
     "with an FD object or an FDA with fds fails as for a target that does not accept fds (a "
     "reply's caller gets BR_FAILED_REPLY, extended error EPERM); refused where it stands, an fd "
     "that leads its command fails it with EPERM also where the kernel went on and failed it "
-    "with EINVAL at a later object (gen-219)"};
+    "with EINVAL at a later object (gen-219), and where the kernel found one of its fds bad "
+    "(EBADF: fd translation is the only source of it)"};
 
 constexpr Deviation kMunmapUnseen{
     "munmap-unseen", "fuse",
@@ -84,7 +85,9 @@ bool refused_fds_on_cused(const TraceLine& cl) {
 // parked (a transaction waiting for its reply), or went on: the command was consumed and sent
 // (extended error BR_OK, no failed or dead reply; a sync call's BR_TRANSACTION_COMPLETE may
 // come with a later read, as in freeze-3108's step 48), or it failed with EINVAL at an object after
-// the fd, which the FUSE path never reaches (gen-219, docs/binderfs.md).
+// the fd, which the FUSE path never reaches (gen-219, docs/binderfs.md), or it failed with EBADF:
+// only translating an fd gives that (binder_translate_fd's fget), so the kernel stopped at one of
+// the command's fds, where cused refuses the first (the guest's live campaign, seed 1796282348).
 std::optional<DeviationMatch> fds_refused(const At& at) {
   const TraceLine &kl = at.kl, &cl = at.cl;
   if (!refused_fds_on_cused(cl)) return std::nullopt;
@@ -98,7 +101,10 @@ std::optional<DeviationMatch> fds_refused(const At& at) {
   bool kernel_failed_later = same_call(kl, cl) && kl.ret == "0" && fd_first &&
                              fd.objects.size() > 1 && kl.write_consumed == cl.write_consumed &&
                              kl.failed_with("BR_FAILED_REPLY", "-22") && kl.returns == cl.returns;
-  if (!kernel_parked && !kernel_sent && !kernel_failed_later) return std::nullopt;
+  bool kernel_bad_fd = same_call(kl, cl) && kl.ret == "0" &&
+                       kl.write_consumed == cl.write_consumed &&
+                       kl.failed_with("BR_FAILED_REPLY", "-9") && kl.returns == cl.returns;
+  if (!kernel_parked && !kernel_sent && !kernel_failed_later && !kernel_bad_fd) return std::nullopt;
   return DeviationMatch{kFdsOnFuse, 1, 1, false};
 }
 

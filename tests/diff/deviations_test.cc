@@ -165,6 +165,32 @@ TEST(FdsOnFuse, TheKernelsEinvalAtAnObjectAfterTheFdIsDocumented_S5_3) {
   EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), std::nullopt);
 }
 
+// The kernel found an fd bad (EBADF, which only fd translation gives): cused refused the fds
+// where they stand; the same line otherwise, and only EBADF (seed 1796282348 in the guest).
+TEST(FdsOnFuse, TheKernelsEbadfAtAnFdIsDocumented_S5_3) {
+  const std::string kernel_ebadf =
+      "4 s1.t0: write_read BC_TRANSACTION_SG[fd,ptr] | ret 0 wc 76/76 rc 0/0: | ret 0 ee "
+      "BR_FAILED_REPLY -9";
+  std::string cused = kernel_ebadf;
+  cused.replace(cused.rfind("-9"), 2, "-1");
+  Trace kernel = with(kFdSent, 3, kernel_ebadf);
+  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), "fds-on-fuse");
+  std::string efault = kernel_ebadf;
+  efault.replace(efault.rfind("-9"), 2, "-14");
+  kernel = with(kFdSent, 3, efault);
+  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), std::nullopt);
+  std::string no_fd = kernel_ebadf;
+  no_fd.replace(no_fd.find("[fd,ptr]"), 8, "[obj,ptr]");
+  std::string no_fd_cused = no_fd;
+  no_fd_cused.replace(no_fd_cused.rfind("-9"), 2, "-1");
+  kernel = with(kFdSent, 3, no_fd);
+  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, no_fd_cused)), std::nullopt);
+  std::string consumed_less = cused;
+  consumed_less.replace(consumed_less.find("wc 76/76"), 8, "wc 40/76");
+  kernel = with(kFdSent, 3, kernel_ebadf);
+  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, consumed_less)), std::nullopt);
+}
+
 // The finding's gen-219 case turned around: EPERM on a transaction without fds after an
 // earlier BC_REPLY[fd] is not the refused reply's caller when the line differs otherwise.
 TEST(FdsOnFuse, TheCallerOfARefusedFdReplyGetsEpermAndNothingElse_S4_7) {
@@ -426,7 +452,9 @@ bool reproduces_documented_case(const Mutation& m, const Trace& kernel, const Ve
     return true;
   auto line = parse_trace_line(kernel[m.line]);
   return !m.deleted && d.deviation == "fds-on-fuse" && d.line == m.line + 1 &&
-         line.first_fd_command() && line.failed_with("BR_FAILED_REPLY", "-22") &&
+         line.first_fd_command() &&
+         (line.failed_with("BR_FAILED_REPLY", "-22") ||
+          line.failed_with("BR_FAILED_REPLY", "-9")) &&
          parse_trace_line(m.trace[m.line]).failed_with("BR_FAILED_REPLY", "-1");
 }
 
