@@ -38,7 +38,9 @@ int Proc::write_commands(Thread& thread, UserMemory& caller, std::span<const Use
   {
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);
-    hint = thread.payload_hint;
+    // A frontend that read ahead (cused run) has guessed the payload already: its copies are
+    // held in `memory`, and a guess that faulted is not worth another try.
+    if (read_ahead.empty()) hint = thread.payload_hint;
     thread.last_write_buffer = start;
     thread.last_write_size = bwr.write_size;
   }

@@ -62,11 +62,6 @@ int PrefetchedMemory::write(std::uint64_t addr, const void* src, std::size_t len
   return underneath_.write(addr, src, len);
 }
 
-std::size_t PrefetchedMemory::write_ranges(std::span<const UserWriteRange> ranges) {
-  for (const UserWriteRange& range : ranges) forget_overlapping(range.addr, range.len);
-  return underneath_.write_ranges(ranges);
-}
-
 // Held ranges are copied here; the others go underneath in one gathered read, in order, so that
 // the count of whole ranges means what it means for every UserMemory.
 std::size_t PrefetchedMemory::read_ranges(std::span<const UserRange> ranges) {

@@ -30,7 +30,6 @@ class PrefetchedMemory final : public UserMemory {
   int read(std::uint64_t addr, void* dst, std::size_t len) override;
   int write(std::uint64_t addr, const void* src, std::size_t len) override;
   std::size_t read_ranges(std::span<const UserRange> ranges) override;
-  std::size_t write_ranges(std::span<const UserWriteRange> ranges) override;
 
  private:
   struct Held {

@@ -28,12 +28,12 @@ StopSignals::~StopSignals() {
 void StopSignals::on_stop(std::function<void()> stop) {
   std::lock_guard guard(lock_);
   stop_ = std::move(stop);
-  if (requested_.load() && stop_) stop_();
+  if (requested_ && stop_) stop_();
 }
 
 void StopSignals::wait() {
   std::unique_lock guard(lock_);
-  signalled_.wait(guard, [this] { return requested_.load(); });
+  signalled_.wait(guard, [this] { return requested_; });
 }
 
 void StopSignals::run() {
@@ -43,7 +43,7 @@ void StopSignals::run() {
     if (sigwait(&signals, &signal) != 0) continue;
     if (closing_.load()) return;
     std::lock_guard guard(lock_);
-    requested_.store(true);
+    requested_ = true;
     if (stop_) stop_();
     signalled_.notify_all();
   }

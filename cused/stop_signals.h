@@ -32,8 +32,6 @@ class StopSignals {
 
   // What a stop signal does from now on (on the waiting thread); run at once if one came already.
   void on_stop(std::function<void()> stop);
-  // Whether a stop signal has come.
-  bool requested() const { return requested_.load(); }
   // Waits for a stop signal on the calling thread (a daemon without a FUSE loop to end).
   void wait();
 
@@ -43,7 +41,7 @@ class StopSignals {
   std::mutex lock_;
   std::condition_variable signalled_;
   std::function<void()> stop_;  // guarded by lock_
-  std::atomic<bool> requested_{false};
+  bool requested_ = false;      // guarded by lock_
   std::atomic<bool> closing_{false};
   std::thread waiter_;
 };

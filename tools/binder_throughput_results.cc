@@ -13,8 +13,8 @@ std::string number(double value) { return fmt::format("{:g}", value); }
 }  // namespace
 
 std::string ThroughputResults::precise_percentiles_line() const {
-  std::string out = fmt::format("precise latency percentiles (us, within {} %):",
-                                fmt::format("{:.1g}", LatencyHistogram::kMaxRelativeError * 100));
+  std::string out = fmt::format("precise latency percentiles (us, within {:.1g} %):",
+                                LatencyHistogram::kMaxRelativeError * 100);
   for (auto [label, fraction] :
        {std::pair{"P50", 0.5}, {"P90", 0.9}, {"P99", 0.99}, {"P99.9", 0.999}})
     out += fmt::format(" {} {}", label, number(latencies.quantile(fraction) / 1e3));

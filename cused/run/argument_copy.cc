@@ -9,13 +9,12 @@ ArgumentCopy::ArgumentCopy(core::UserMemory& caller, std::uint64_t arg, std::siz
   size = std::min(size, argument_.size());
   if (size == 0) return;
   const core::PayloadHint& payload = hint.payload;
-  const bool payload_fits = payload.data_size + payload.offsets_size <= payload_.size();
   const core::UserRange ranges[] = {
       {arg, argument_.data(), size},
       {hint.write_buffer, commands_.data(), std::min(hint.write_len, commands_.size())},
-      {payload.data, payload_.data(), payload_fits ? payload.data_size : 0},
-      {payload.offsets, payload_.data() + payload.data_size,
-       payload_fits ? payload.offsets_size : 0},
+      // Proc::payload_hint_for gives no hint for a payload beyond PayloadHint::kMaxBytes.
+      {payload.data, payload_.data(), payload.data_size},
+      {payload.offsets, payload_.data() + payload.data_size, payload.offsets_size},
   };
   // The argument goes first: a guessed range that faults ends the read after it, never before.
   std::size_t whole = caller.read_ranges(ranges);

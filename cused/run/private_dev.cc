@@ -43,7 +43,7 @@ std::vector<std::string> dev_submounts() {
   std::vector<std::string> outer;
   for (const auto& point : points)
     if (std::none_of(outer.begin(), outer.end(),
-                     [&](const std::string& o) { return point.starts_with(o + "/"); }))
+                     [&](const std::string& o) { return inside(point, o); }))
       outer.push_back(point);
   return outer;
 }

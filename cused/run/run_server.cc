@@ -66,9 +66,9 @@ void add_to_epoll(int epoll_fd, int fd, std::uint64_t key, std::uint32_t events)
   if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
 }
 
-// Receives one RunAttach with its listener; -1 when the message is not one.
 constexpr int kAttachLimitSeconds = 5;
 
+// Receives one RunAttach with its listener; -1 when the message is not one.
 int receive_attach(int connection, uapi::RunAttach& attach) {
   int listener = -1;
   ssize_t got = client::receive_with_fd(connection, &attach, sizeof attach, listener);

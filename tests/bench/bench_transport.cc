@@ -60,6 +60,9 @@
 
 namespace {
 
+// Calls made before the timed ones, discarded: first-use page faults and cold caches.
+constexpr int warm_up_calls(int iterations) { return iterations / 10; }
+
 using Clock = std::chrono::steady_clock;
 
 // ---- the bare libfuse server: one file, every ioctl answered at once ------------------------
@@ -173,7 +176,7 @@ double ioctl_round_trips(const std::string& path, unsigned long request, int ite
     if (!serve_me_by(run_mount)) return -1.0;
     cused::client::BinderDevice device(path);
     binder_version version{};
-    for (int i = 0; i < iterations / 10; ++i) device.ioctl(request, &version);  // warm up
+    for (int i = 0; i < warm_up_calls(iterations); ++i) device.ioctl(request, &version);
     auto start = Clock::now();
     for (int i = 0; i < iterations; ++i) device.ioctl(request, &version);
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iterations;
@@ -221,7 +224,7 @@ double notify_round_trips(int iterations) {
     }
     close(listener_fd);
     binder_version version{};
-    for (int i = 0; i < iterations / 10; ++i) ioctl(-1, BINDER_VERSION, &version);
+    for (int i = 0; i < warm_up_calls(iterations); ++i) ioctl(-1, BINDER_VERSION, &version);
     auto start = Clock::now();
     for (int i = 0; i < iterations; ++i) ioctl(-1, BINDER_VERSION, &version);
     double us =
@@ -317,7 +320,7 @@ double call_round_trips(const std::string& device, int iterations,
       cused::client::Parcel reply;
       return thread.transact(0, 1, data, &reply) == cused::client::kOk;
     };
-    for (int i = 0; i < iterations / 10; ++i)
+    for (int i = 0; i < warm_up_calls(iterations); ++i)
       if (!call()) return -1.0;
     auto start = Clock::now();
     for (int i = 0; i < iterations; ++i)
@@ -381,7 +384,7 @@ double counted_call_round_trips(const std::string& device, int iterations, Round
   double us = call_round_trips(device, iterations, run_mount);
   if (us >= 0)
     accesses.add(static_cast<double>(cused::host::remote_accesses() - before) /
-                 (iterations + iterations / 10));
+                 (iterations + warm_up_calls(iterations)));
   return us;
 }
 

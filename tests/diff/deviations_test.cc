@@ -139,30 +139,37 @@ TEST(FdsOnFuse, AFailureWithoutAnFdOrWithAnotherErrnoOrThreadIsADivergence_S5_3)
   EXPECT_EQ(documented("fuse", dead, with(kFdSent, 3, kFdRefused)), std::nullopt);
 }
 
+// `line` with the last `from` in it replaced by `to`.
+std::string replaced(std::string line, const std::string& from, const std::string& to) {
+  return line.replace(line.rfind(from), from.size(), to);
+}
+
+// How the rules class the kernel's `kernel_line` against cused's `cused_line` at one step of
+// kFdSent.
+std::optional<std::string> fd_step_documented(const std::string& kernel_line,
+                                              const std::string& cused_line) {
+  Trace kernel = with(kFdSent, 3, kernel_line);
+  return documented("fuse", kernel, with(kernel, 3, cused_line));
+}
+
 // gen-219: the kernel took the fd and failed with EINVAL at an object after it, which FUSE
 // never reaches; only that: fd first, EINVAL, both stopped after the command.
 TEST(FdsOnFuse, TheKernelsEinvalAtAnObjectAfterTheFdIsDocumented_S5_3) {
   const std::string kernel_einval =
       "4 s1.t0: write_read BC_TRANSACTION[fd,obj,ptr] | ret 0 wc 68/68 rc 4/12: BR_NOOP; | ret "
       "0 ee BR_FAILED_REPLY -22";
-  std::string cused = kernel_einval;
-  cused.replace(cused.rfind("-22"), 3, "-1");
-  Trace kernel = with(kFdSent, 3, kernel_einval);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), "fds-on-fuse");
-  auto sent = [](std::string line, const char* objects) {
-    return line.replace(line.find("[fd,obj,ptr]"), 12, objects);
+  std::string cused = replaced(kernel_einval, "-22", "-1");
+  EXPECT_EQ(fd_step_documented(kernel_einval, cused), "fds-on-fuse");
+  auto sent = [](const std::string& line, const char* objects) {
+    return replaced(line, "[fd,obj,ptr]", objects);
   };
   // The fd last: the kernel's EINVAL came before it, cused must give it too.
-  kernel = with(kFdSent, 3, sent(kernel_einval, "[obj,ptr,fd]"));
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, sent(cused, "[obj,ptr,fd]"))), std::nullopt);
+  EXPECT_EQ(fd_step_documented(sent(kernel_einval, "[obj,ptr,fd]"), sent(cused, "[obj,ptr,fd]")),
+            std::nullopt);
   // The fd alone: EINVAL is the fd object's own.
-  kernel = with(kFdSent, 3, sent(kernel_einval, "[fd]"));
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, sent(cused, "[fd]"))), std::nullopt);
+  EXPECT_EQ(fd_step_documented(sent(kernel_einval, "[fd]"), sent(cused, "[fd]")), std::nullopt);
   // Another errno on the kernel (EPROTO, the reply's target gone).
-  std::string eproto = kernel_einval;
-  eproto.replace(eproto.rfind("-22"), 3, "-71");
-  kernel = with(kFdSent, 3, eproto);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), std::nullopt);
+  EXPECT_EQ(fd_step_documented(replaced(kernel_einval, "-22", "-71"), cused), std::nullopt);
 }
 
 // The kernel found an fd bad (EBADF, which only fd translation gives): cused refused the fds
@@ -171,24 +178,13 @@ TEST(FdsOnFuse, TheKernelsEbadfAtAnFdIsDocumented_S5_3) {
   const std::string kernel_ebadf =
       "4 s1.t0: write_read BC_TRANSACTION_SG[fd,ptr] | ret 0 wc 76/76 rc 0/0: | ret 0 ee "
       "BR_FAILED_REPLY -9";
-  std::string cused = kernel_ebadf;
-  cused.replace(cused.rfind("-9"), 2, "-1");
-  Trace kernel = with(kFdSent, 3, kernel_ebadf);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), "fds-on-fuse");
-  std::string efault = kernel_ebadf;
-  efault.replace(efault.rfind("-9"), 2, "-14");
-  kernel = with(kFdSent, 3, efault);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, cused)), std::nullopt);
-  std::string no_fd = kernel_ebadf;
-  no_fd.replace(no_fd.find("[fd,ptr]"), 8, "[obj,ptr]");
-  std::string no_fd_cused = no_fd;
-  no_fd_cused.replace(no_fd_cused.rfind("-9"), 2, "-1");
-  kernel = with(kFdSent, 3, no_fd);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, no_fd_cused)), std::nullopt);
-  std::string consumed_less = cused;
-  consumed_less.replace(consumed_less.find("wc 76/76"), 8, "wc 40/76");
-  kernel = with(kFdSent, 3, kernel_ebadf);
-  EXPECT_EQ(documented("fuse", kernel, with(kernel, 3, consumed_less)), std::nullopt);
+  std::string cused = replaced(kernel_ebadf, "-9", "-1");
+  EXPECT_EQ(fd_step_documented(kernel_ebadf, cused), "fds-on-fuse");
+  EXPECT_EQ(fd_step_documented(replaced(kernel_ebadf, "-9", "-14"), cused), std::nullopt);
+  std::string no_fd = replaced(kernel_ebadf, "[fd,ptr]", "[obj,ptr]");
+  EXPECT_EQ(fd_step_documented(no_fd, replaced(no_fd, "-9", "-1")), std::nullopt);
+  EXPECT_EQ(fd_step_documented(kernel_ebadf, replaced(cused, "wc 76/76", "wc 40/76")),
+            std::nullopt);
 }
 
 // The finding's gen-219 case turned around: EPERM on a transaction without fds after an

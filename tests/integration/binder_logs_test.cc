@@ -20,6 +20,7 @@
 #include "client/binder_device.h"
 #include "core/device_variant.h"
 #include "tests/binder_logs_text.h"
+#include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "uapi/binder.h"
 
@@ -29,19 +30,9 @@ namespace {
 using client::BinderDevice;
 using testing::MountedBinderfs;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::set<std::string> list_dir(const std::string& path) {
-  std::set<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(path))
-    names.insert(entry.path().filename().string());
-  return names;
-}
-
+using testing::list_dir;
 using testing::proc_block;
+using testing::read_file;
 using testing::value_of;
 
 int rename2(const std::string& from, const std::string& to, unsigned flags) {

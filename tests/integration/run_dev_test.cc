@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cused/run/attach.h"
+#include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -26,24 +27,14 @@ namespace {
 using namespace std::chrono_literals;
 using testing::binary_from_env;
 using testing::exit_status;
+using testing::list_dir;
+using testing::read_file;
 using testing::ToolProcess;
 using testing::wait_until;
-
-std::string file_text(const std::string& path) {
-  std::ifstream file(path);
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
 
 std::set<std::string> words_of(const std::string& text) {
   std::istringstream stream(text);
   return {std::istream_iterator<std::string>(stream), std::istream_iterator<std::string>()};
-}
-
-std::set<std::string> names_in(const std::string& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    names.insert(entry.path().filename().string());
-  return names;
 }
 
 class RunDevTest : public ::testing::Test {
@@ -76,11 +67,11 @@ class RunDevTest : public ::testing::Test {
 TEST_F(RunDevTest, BinderfsFeaturesAreTheDaemons_S10_5) {
   auto spam = run("cat /dev/binderfs/features/oneway_spam_detection");
   EXPECT_EQ(exit_status(spam), 0) << spam.output;
-  EXPECT_EQ(spam.output, file_text(dir_ + "/features/oneway_spam_detection"));
+  EXPECT_EQ(spam.output, read_file(dir_ + "/features/oneway_spam_detection"));
   EXPECT_EQ(spam.output, "1\n");
   auto listing = run("ls /dev/binderfs/features");
   EXPECT_EQ(exit_status(listing), 0) << listing.output;
-  EXPECT_EQ(words_of(listing.output), names_in(dir_ + "/features"));
+  EXPECT_EQ(words_of(listing.output), list_dir(dir_ + "/features"));
   EXPECT_TRUE(words_of(listing.output).contains("defer_complete")) << listing.output;
 }
 

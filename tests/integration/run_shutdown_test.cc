@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -37,6 +38,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::binary_from_env;
 using testing::mounts_under;
+using testing::read_file;
 using testing::wait_until;
 
 constexpr int kRunStops = 50, kDaemonStops = 20;
@@ -67,13 +69,6 @@ class CpuHogs {
  private:
   std::vector<pid_t> pids_;
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // A command run as a terminal runs it: leader of a process group of its own (so that a signal to
 // "the group" does not reach the test), stderr kept in a file, TMPDIR set.
@@ -180,7 +175,10 @@ std::string what_went_wrong(int status, int expected, const std::string& scratch
     wrong.push_back(fmt::format("still running: {}", fmt::join(daemons, " ")));
   for (const char* text :
        {"terminate called", "exception", "what()", "filesystem error", "Transport endpoint"})
-    if (errors.find(text) != std::string::npos) wrong.push_back("stderr: " + errors);
+    if (errors.find(text) != std::string::npos) {
+      wrong.push_back("stderr: " + errors);
+      break;
+    }
   return fmt::format("{}", fmt::join(wrong, "; "));
 }
 
@@ -261,7 +259,7 @@ TEST_F(RunShutdownTest, RunStopsCleanlyOnSigtermAndSigint) {
       words.push_back(servicemanager_);
     Command command(words, scratch_, scratch_ + "/run.stderr");
     ASSERT_GT(command.pid(), 0);
-    command.wait_for_main(signal);
+    ASSERT_TRUE(command.wait_for_main(signal)) << what;
     if (target == Target::kProgram) {
       std::string comm = with_manager ? "sleep" : "servicemanager";
       pid_t program = 0;
@@ -291,7 +289,7 @@ TEST_F(RunShutdownTest, DaemonStopsCleanlyOnSigtermAndSigint) {
     Command command({cused_, "--mount", dir, "--foreground"}, scratch_,
                     scratch_ + "/daemon.stderr");
     ASSERT_GT(command.pid(), 0);
-    command.wait_for_main(signal);
+    ASSERT_TRUE(command.wait_for_main(signal)) << what;
     std::this_thread::sleep_for(delay);
     kill(-command.pid(), signal);
     int status = command.finish(kStopLimit);

@@ -9,9 +9,6 @@
 
 namespace cused::tools::ab {
 
-namespace {
-
-// Quantile of data already sorted ascending.
 double sorted_quantile(std::span<const double> sorted, double p) {
   double position = p * static_cast<double>(sorted.size() - 1);
   auto below = static_cast<std::size_t>(std::floor(position));
@@ -19,6 +16,8 @@ double sorted_quantile(std::span<const double> sorted, double p) {
   double fraction = position - static_cast<double>(below);
   return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
+
+namespace {
 
 std::vector<double> sorted_copy(std::span<const double> values) {
   if (values.empty()) throw std::invalid_argument("no values to summarize");

@@ -14,6 +14,8 @@ namespace cused::tools::ab {
 // numpy's default). Throws std::invalid_argument on an empty input.
 double quantile(std::span<const double> values, double p);
 double median(std::span<const double> values);
+// The p-quantile of values already sorted ascending, interpolated between neighbours.
+double sorted_quantile(std::span<const double> sorted, double p);
 
 struct Summary {
   std::size_t count = 0;
