@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,10 +22,13 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "client/program_errors.h"
 #include "core/version.h"
+#include "tools/ab/block_experiment.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/latency.h"
 #include "tools/ab/progress.h"
@@ -60,6 +64,9 @@ struct Settings {
   double progress_seconds = 10;
   bool dev_binder = false;
   std::string dev_binder_helper;  // default: with-dev-binder beside this program
+  BlockPlan blocks;               // blocks == 0: one run of pairs, as before --blocks
+  double ready_seconds = 60;
+  bool aa = false;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -105,23 +112,31 @@ std::vector<std::string> command_to_run(const Settings& settings) {
   return command;
 }
 
-Analysis measure_and_analyze(const Settings& settings) {
-  Analysis analysis;
-  analysis.a = resolve_variant(settings.a, settings.mount_dir);
-  analysis.b = resolve_variant(settings.b, settings.mount_dir);
-  check_label("A", analysis.a);
-  check_label("B", analysis.b);
-  analysis.command = command_to_run(settings);
-  analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
-  analysis.metric_name = default_metric_name(settings);
-  analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
-  analysis.wording = settings.count_metric ? Wording::amount : Wording::speed;
-  analysis.target_percent = settings.target_percent;
+// A and B as their devices are now, labels checked; with --aa, both must have one variant.
+std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
+  auto a = resolve_variant(settings.a, settings.mount_dir);
+  auto b = resolve_variant(settings.b, settings.mount_dir);
+  check_label("A", a);
+  check_label("B", b);
+  if (settings.aa && a.actual != b.actual)
+    throw std::runtime_error(fmt::format(
+        "--aa: B ({}) must have A's variant on a device of its own, but A ({}) has {} and B {}",
+        b.device, a.device, a.actual.empty() ? "none that cused reports" : a.actual,
+        b.actual.empty() ? "none that cused reports" : b.actual));
+  return {a, b};
+}
+
+// The pairs of one block (or of the whole experiment without --blocks), with the progress line.
+Measurements measure_pairs(const Settings& settings, const Analysis& analysis, const Variant& a,
+                           const Variant& b, const Schedule& schedule, int block) {
+  std::string name = analysis.name;
+  if (settings.blocks.blocks > 0)
+    name += fmt::format(", block {}/{}", block, settings.blocks.blocks);
   Progress progress(stderr, progress_mode(settings),
-                    {.name = analysis.name,
-                     .warmup_total = settings.schedule.warmup_pairs,
-                     .planned_pairs = settings.schedule.pairs,
-                     .budget = settings.schedule.budget,
+                    {.name = name,
+                     .warmup_total = schedule.warmup_pairs,
+                     .planned_pairs = schedule.pairs,
+                     .budget = schedule.budget,
                      .confidence = settings.bootstrap.confidence},
                     std::chrono::duration<double>(settings.progress_seconds));
   MeasureObserver observer{
@@ -129,17 +144,44 @@ Analysis measure_and_analyze(const Settings& settings) {
       .measured =
           [&progress](const Measurements& so_far) { progress.pairs_measured(so_far.a, so_far.b); }};
   MetricPatterns metrics{std::regex(settings.metric), {}};
-  std::vector<std::string> secondary_names;
-  if (settings.latency) {
+  if (settings.latency)
     for (auto percentile : {LatencyPercentile::p50, LatencyPercentile::p99})
       metrics.secondary.push_back([percentile, command = analysis.command](const std::string& out) {
         return read_latency(out, percentile, command);
       });
-    secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
-  }
-  auto measurements = measure(analysis.a, analysis.b, analysis.command, metrics, settings.schedule,
+  auto measurements = measure(a, b, analysis.command, metrics, schedule,
                               settings.verbose ? stderr : nullptr, observer);
   progress.finish();
+  return measurements;
+}
+
+Analysis measure_and_analyze(const Settings& settings) {
+  Analysis analysis;
+  analysis.command = command_to_run(settings);
+  analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
+  analysis.metric_name = default_metric_name(settings);
+  analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
+  analysis.wording = settings.count_metric ? Wording::amount : Wording::speed;
+  analysis.target_percent = settings.target_percent;
+  analysis.aa = settings.aa;
+  Measurements measurements;
+  if (settings.blocks.blocks > 0) {
+    auto result = measure_blocks(
+        settings.blocks, [&settings] { return prepare_variants(settings); },
+        [&](const Variant& a, const Variant& b, const Schedule& schedule, int block) {
+          return measure_pairs(settings, analysis, a, b, schedule, block);
+        },
+        settings.schedule);
+    analysis.a = std::move(result.a);
+    analysis.b = std::move(result.b);
+    analysis.blocks = std::move(result.spans);
+    measurements = std::move(result.all);
+  } else {
+    std::tie(analysis.a, analysis.b) = prepare_variants(settings);
+    measurements = measure_pairs(settings, analysis, analysis.a, analysis.b, settings.schedule, 1);
+  }
+  std::vector<std::string> secondary_names;
+  if (settings.latency) secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
   for (std::size_t i = 0; i < secondary_names.size(); ++i) {
     SecondaryMetric metric;
     metric.name = secondary_names[i];
@@ -173,8 +215,11 @@ Analysis replay(const std::string& path, const Settings& settings) {
 }
 
 void print_table(const std::vector<Analysis>& analyses, bool header) {
-  if (header) fmt::print("{}", markdown_header(analyses.front()));
-  for (const auto& analysis : analyses) fmt::print("{}", markdown_row(analysis));
+  bool block_columns = std::any_of(analyses.begin(), analyses.end(), [](const Analysis& analysis) {
+    return !analysis.blocks.empty();
+  });
+  if (header) fmt::print("{}", markdown_header(analyses.front(), block_columns));
+  for (const auto& analysis : analyses) fmt::print("{}", markdown_row(analysis, block_columns));
   fmt::print("\n");
   for (const auto& analysis : analyses)
     fmt::print("{}: {}; {} (warm-up pairs: {}, {:.0f} s)\n", analysis.name, analysis.verdict.text,
@@ -281,6 +326,22 @@ int run(int argc, char** argv) {
                  "seconds between plain progress lines")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--blocks", settings.blocks.blocks,
+                 "run the experiment as K independent blocks, each with --block-setup started "
+                 "anew and A/B order drawn at random; the interval is the two-level bootstrap "
+                 "over them (a verdict needs at least 3)")
+      ->check(CLI::Range(2, 1000));
+  app.add_option("--block-setup", settings.blocks.setup,
+                 "with --blocks: a shell command that makes a block's fresh state (a cused with "
+                 "the devices, their servicemanagers, background load) and runs until stopped "
+                 "(SIGTERM, then its process group); CUSED_AB_BLOCK is the block's number");
+  app.add_option("--block-ready", settings.ready_seconds,
+                 "with --block-setup: seconds the devices may take to answer")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--aa", settings.aa,
+               "an A/A experiment: B must be A's variant on a device of its own (calibration: "
+               "how often does binder-ab call identical variants different?)");
   app.add_flag("--dev-binder", settings.dev_binder,
                "the workload opens /dev/binder and takes no device (Google's "
                "binderThroughputTest): run it where /dev/binder is the variant's device, in a "
@@ -295,6 +356,11 @@ int run(int argc, char** argv) {
   settings.seed_given = seed->count() > 0;
   if (!settings.seed_given) settings.bootstrap.seed = std::random_device{}();
   settings.schedule.budget = std::chrono::duration<double>(settings.budget_seconds);
+  settings.blocks.ready_limit = std::chrono::duration<double>(settings.ready_seconds);
+  // The blocks' A/B orders follow the seed, so that a run is repeatable with --seed.
+  settings.blocks.order_seed = settings.bootstrap.seed ^ 0x9e3779b97f4a7c15ULL;
+  if (!settings.blocks.setup.empty() && settings.blocks.blocks == 0)
+    return app.exit(CLI::ValidationError("--block-setup needs --blocks K"));
   settings.schedule.run_limit = std::chrono::duration<double>(settings.run_limit_seconds);
   try {
     return run(settings);

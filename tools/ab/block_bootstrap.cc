@@ -112,6 +112,21 @@ double heterogeneity(std::span<const Block> blocks, std::mt19937_64& random) {
 
 }  // namespace
 
+std::vector<Block> split_blocks(std::span<const double> a, std::span<const double> b,
+                                std::span<const BlockSpan> spans) {
+  std::vector<Block> blocks;
+  for (const BlockSpan& span : spans) {
+    if (span.first + span.pairs > std::min(a.size(), b.size()))
+      throw std::invalid_argument("a block reaches beyond the runs");
+    auto from = [&span](std::span<const double> runs) {
+      auto part = runs.subspan(span.first, span.pairs);
+      return std::vector<double>(part.begin(), part.end());
+    };
+    blocks.push_back({from(a), from(b)});
+  }
+  return blocks;
+}
+
 BlockInterval bootstrap_blocks(std::span<const Block> blocks, const BootstrapOptions& options) {
   check_blocks(blocks, options);
   std::vector<Block> original(blocks.begin(), blocks.end());

@@ -20,6 +20,19 @@ struct Block {
   std::vector<double> a, b;
 };
 
+// Where a block's pairs lie in an experiment's runs: pairs [first, first + pairs) of runs_a and
+// runs_b (binder-ab keeps every run in one list per variant, the blocks one after another).
+struct BlockSpan {
+  std::size_t first = 0, pairs = 0;
+  bool b_first = false;  // each pair ran B, then A
+  int warmup_pairs = 0;
+  double seconds = 0;  // setup, warm-up and pairs
+};
+
+// The blocks of `spans` cut out of the runs. Throws std::invalid_argument for a span beyond them.
+std::vector<Block> split_blocks(std::span<const double> a, std::span<const double> b,
+                                std::span<const BlockSpan> spans);
+
 // The fewest blocks that get a verdict. Below it the interval over blocks cannot be trusted:
 // in simulated experiments (tests/unit/tools/ab_block_bootstrap_test.cc prints the rates;
 // docs/ab.md records them) coverage at 2 blocks falls well below 95 % whatever the interval's

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace cused::tools::ab {
 
@@ -40,6 +41,18 @@ std::vector<Reading> run_once(const Variant& variant, const std::vector<std::str
   return values;
 }
 
+// One run of each, in the schedule's order; A's values first whatever ran first.
+std::pair<std::vector<Reading>, std::vector<Reading>> run_pair(
+    const Variant& a, const Variant& b, const std::vector<std::string>& command,
+    const MetricPatterns& metrics, const Schedule& schedule) {
+  if (schedule.b_first) {
+    auto values_b = run_once(b, command, metrics, schedule);
+    return {run_once(a, command, metrics, schedule), std::move(values_b)};
+  }
+  auto values_a = run_once(a, command, metrics, schedule);
+  return {std::move(values_a), run_once(b, command, metrics, schedule)};
+}
+
 bool another_pair_fits(const Measurements& so_far, const Schedule& schedule,
                        std::chrono::duration<double> elapsed,
                        std::chrono::duration<double> measuring) {
@@ -61,8 +74,8 @@ Measurements measure(const Variant& a, const Variant& b, const std::vector<std::
   measurements.secondary_resolution.resize(metrics.secondary.size());
   auto start = Clock::now();
   for (int i = 0; i < schedule.warmup_pairs; ++i) {
-    double warm_a = run_once(a, command, metrics, schedule).front().value;
-    double warm_b = run_once(b, command, metrics, schedule).front().value;
+    auto [values_a, values_b] = run_pair(a, b, command, metrics, schedule);
+    double warm_a = values_a.front().value, warm_b = values_b.front().value;
     if (progress) fmt::print(progress, "warm-up {}: A {:g}  B {:g}\n", i + 1, warm_a, warm_b);
     ++measurements.warmup_pairs;
     if (observer.warmed_up) observer.warmed_up(measurements.warmup_pairs);
@@ -70,8 +83,7 @@ Measurements measure(const Variant& a, const Variant& b, const std::vector<std::
   auto measuring_start = Clock::now();
   while (another_pair_fits(measurements, schedule, Clock::now() - start,
                            Clock::now() - measuring_start)) {
-    auto values_a = run_once(a, command, metrics, schedule);
-    auto values_b = run_once(b, command, metrics, schedule);
+    auto [values_a, values_b] = run_pair(a, b, command, metrics, schedule);
     measurements.a.push_back(values_a.front().value);
     measurements.b.push_back(values_b.front().value);
     for (std::size_t i = 0; i < metrics.secondary.size(); ++i) {

@@ -23,6 +23,9 @@ struct Schedule {
   // A budget too small for this many still runs them: fewer get no verdict (--runs takes no less).
   int min_pairs = static_cast<int>(kMinPairsForVerdict);
   std::chrono::duration<double> run_limit{120};  // one run; beyond it the workload is killed
+  // Each pair runs B, then A (binder-ab --blocks draws it per block): a drift inside a pair
+  // then favours neither variant across blocks.
+  bool b_first = false;
 };
 
 struct Measurements {

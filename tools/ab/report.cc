@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "tools/ab/quantized_verdict.h"
 
@@ -64,6 +65,7 @@ nlohmann::json secondary_json(const std::vector<SecondaryMetric>& metrics) {
                    {"b", {{"runs", metric.runs_b}, {"summary", summary_json(metric.summary_b)}}},
                    {"unit", metric.unit},
                    {"resolution", metric.resolution},
+                   {"block_ratios", metric.block_ratios},
                    {"ratio",
                     {{"value", metric.interval.ratio},
                      {"low", metric.interval.low},
@@ -119,20 +121,42 @@ std::string describe(const Variant& variant) {
 Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap) {
   analysis.summary_a = summarize(analysis.runs_a);
   analysis.summary_b = summarize(analysis.runs_b);
-  analysis.interval = bootstrap_ratio_of_medians(analysis.runs_a, analysis.runs_b, bootstrap);
-  analysis.verdict =
-      judge(analysis.interval, analysis.better, analysis.wording, analysis.metric_name);
+  if (analysis.blocks.empty()) {
+    analysis.interval = bootstrap_ratio_of_medians(analysis.runs_a, analysis.runs_b, bootstrap);
+    analysis.verdict =
+        judge(analysis.interval, analysis.better, analysis.wording, analysis.metric_name);
+  } else {
+    auto blocks = bootstrap_blocks(split_blocks(analysis.runs_a, analysis.runs_b, analysis.blocks),
+                                   bootstrap);
+    analysis.interval = blocks.interval;
+    analysis.block_ratios = blocks.block_ratios;
+    analysis.heterogeneity = blocks.heterogeneity;
+    analysis.verdict =
+        judge_blocks(blocks, analysis.better, analysis.wording, analysis.metric_name);
+  }
   analysis.note = detection_note(analysis.verdict, analysis.target_percent);
   analysis.seed = bootstrap.seed;
   analysis.resamples = bootstrap.resamples;
   for (auto& metric : analysis.secondary) {
     metric.summary_a = summarize(metric.runs_a);
     metric.summary_b = summarize(metric.runs_b);
-    metric.interval = bootstrap_ratio_of_medians(metric.runs_a, metric.runs_b, bootstrap);
-    metric.verdict = metric.resolution > 0
-                         ? judge_quantized(metric.interval, metric.better, metric.summary_a.median,
-                                           metric.summary_b.median, metric.resolution, metric.unit)
-                         : judge(metric.interval, metric.better);
+    std::optional<BlockInterval> blocks;
+    if (analysis.blocks.empty()) {
+      metric.interval = bootstrap_ratio_of_medians(metric.runs_a, metric.runs_b, bootstrap);
+    } else {
+      blocks =
+          bootstrap_blocks(split_blocks(metric.runs_a, metric.runs_b, analysis.blocks), bootstrap);
+      metric.interval = blocks->interval;
+      metric.block_ratios = blocks->block_ratios;
+    }
+    if (blocks && blocks->blocks < kMinBlocksForVerdict)
+      metric.verdict = judge_blocks(*blocks, metric.better);
+    else if (metric.resolution > 0)
+      metric.verdict = judge_quantized(metric.interval, metric.better, metric.summary_a.median,
+                                       metric.summary_b.median, metric.resolution, metric.unit);
+    else
+      metric.verdict =
+          blocks ? judge_blocks(*blocks, metric.better) : judge(metric.interval, metric.better);
   }
   return analysis;
 }
@@ -147,26 +171,80 @@ std::string secondary_line(const Analysis& analysis, const SecondaryMetric& metr
                      metric.verdict.text);
 }
 
-std::string markdown_header(const Analysis& analysis) {
+namespace {
+
+// "B/A with a 95 % paired-bootstrap interval", or what the two-level one is.
+std::string interval_words(const Analysis& analysis) {
+  double percent = analysis.interval.confidence * 100;
+  if (analysis.blocks.empty())
+    return fmt::format("B/A with a {:.3g} % paired-bootstrap interval", percent);
   return fmt::format(
-      "A = {}\nB = {}\nmetric: {}, {}; median over runs, spread = IQR / median, "
-      "B/A with a {:.3g} % paired-bootstrap interval\n\n"
-      "| workload | runs | A median | B median | B/A | {:.3g} % CI | A spread | B spread | verdict "
-      "|\n"
-      "|---|---:|---:|---:|---:|---|---:|---:|---|\n",
-      describe(analysis.a), describe(analysis.b), analysis.metric_name,
-      better_word(analysis.better), analysis.interval.confidence * 100,
-      analysis.interval.confidence * 100);
+      "B/A = the median of {} blocks' own B/A (each a fresh start), with a {:.3g} % two-level "
+      "bootstrap interval (blocks, then pairs within them); I² = the share of the blocks' "
+      "disagreement beyond their own noise",
+      analysis.blocks.size(), percent);
 }
 
-std::string markdown_row(const Analysis& analysis) {
+}  // namespace
+
+std::string markdown_header(const Analysis& analysis, bool block_columns) {
   return fmt::format(
-      "| {} | {}+{} | {:.6g} | {:.6g} | {:.3f} | [{:.3f}, {:.3f}] | {:.1f} % | "
-      "{:.1f} % | {} |\n",
-      analysis.name, analysis.runs_a.size(), analysis.runs_b.size(), analysis.summary_a.median,
-      analysis.summary_b.median, analysis.interval.ratio, analysis.interval.low,
-      analysis.interval.high, analysis.summary_a.relative_spread() * 100,
-      analysis.summary_b.relative_spread() * 100, analysis.verdict.brief);
+      "A = {}\nB = {}\nmetric: {}, {}; median over runs, spread = IQR / median, {}\n\n"
+      "| workload | runs | A median | B median | B/A | {:.3g} % CI | A spread | B spread | verdict "
+      "|{}\n"
+      "|---|---:|---:|---:|---:|---|---:|---:|---|{}\n",
+      describe(analysis.a), describe(analysis.b), analysis.metric_name,
+      better_word(analysis.better), interval_words(analysis), analysis.interval.confidence * 100,
+      block_columns ? " blocks' B/A | I² |" : "", block_columns ? "---|---:|" : "");
+}
+
+namespace {
+
+std::string block_cells(const Analysis& analysis) {
+  if (analysis.blocks.empty()) return " — | — |";
+  std::string ratios;
+  for (double ratio : analysis.block_ratios)
+    ratios += fmt::format("{}{:.3f}", ratios.empty() ? "" : " ", ratio);
+  return fmt::format(" {} | {:.2f} |", ratios, analysis.heterogeneity);
+}
+
+namespace {
+
+// Each block with its own runs, so that a reader of the JSON needs no spans to find them.
+nlohmann::json blocks_json(const Analysis& analysis) {
+  auto out = nlohmann::json::array();
+  for (std::size_t k = 0; k < analysis.blocks.size(); ++k) {
+    const BlockSpan& span = analysis.blocks[k];
+    auto runs = [&span](const std::vector<double>& all) {
+      auto first = all.begin() + static_cast<std::ptrdiff_t>(span.first);
+      return std::vector<double>(first, first + static_cast<std::ptrdiff_t>(span.pairs));
+    };
+    out.push_back({{"first", span.first},
+                   {"pairs", span.pairs},
+                   {"b_first", span.b_first},
+                   {"warmup_pairs", span.warmup_pairs},
+                   {"seconds", span.seconds},
+                   {"ratio", k < analysis.block_ratios.size() ? analysis.block_ratios[k] : 0},
+                   {"a", runs(analysis.runs_a)},
+                   {"b", runs(analysis.runs_b)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+}  // namespace
+
+std::string markdown_row(const Analysis& analysis, bool block_columns) {
+  std::string runs = fmt::format("{}+{}", analysis.runs_a.size(), analysis.runs_b.size());
+  if (!analysis.blocks.empty()) runs += fmt::format(" in {} blocks", analysis.blocks.size());
+  return fmt::format(
+      "| {} | {} | {:.6g} | {:.6g} | {:.3f} | [{:.3f}, {:.3f}] | {:.1f} % | "
+      "{:.1f} % | {} |{}\n",
+      analysis.name, runs, analysis.summary_a.median, analysis.summary_b.median,
+      analysis.interval.ratio, analysis.interval.low, analysis.interval.high,
+      analysis.summary_a.relative_spread() * 100, analysis.summary_b.relative_spread() * 100,
+      analysis.verdict.brief, block_columns ? block_cells(analysis) : "");
 }
 
 nlohmann::json to_json(const Analysis& analysis) {
@@ -184,7 +262,10 @@ nlohmann::json to_json(const Analysis& analysis) {
             {"low", analysis.interval.low},
             {"high", analysis.interval.high},
             {"confidence", analysis.interval.confidence},
-            {"method", "paired percentile bootstrap of median(B)/median(A)"},
+            {"method", analysis.blocks.empty()
+                           ? "paired percentile bootstrap of median(B)/median(A)"
+                           : "two-level bootstrap (blocks, then pairs) of the median of the "
+                             "blocks' median(B)/median(A), expanded percentile"},
             {"resamples", analysis.resamples},
             {"seed", analysis.seed}}},
           {"verdict",
@@ -196,7 +277,10 @@ nlohmann::json to_json(const Analysis& analysis) {
             {"text", analysis.verdict.text},
             {"target_percent", analysis.target_percent},
             {"note", analysis.note}}},
-          {"secondary", secondary_json(analysis.secondary)}};
+          {"secondary", secondary_json(analysis.secondary)},
+          {"blocks", blocks_json(analysis)},
+          {"heterogeneity", analysis.heterogeneity},
+          {"aa", analysis.aa}};
 }
 
 Analysis from_json(const nlohmann::json& record) {
@@ -220,6 +304,14 @@ Analysis from_json(const nlohmann::json& record) {
     *runs = entry.at("runs").get<std::vector<double>>();
   }
   analysis.target_percent = record.at("verdict").at("target_percent").get<double>();
+  // Runs saved before --blocks: one block.
+  for (const auto& entry : record.value("blocks", nlohmann::json::array()))
+    analysis.blocks.push_back({.first = entry.at("first").get<std::size_t>(),
+                               .pairs = entry.at("pairs").get<std::size_t>(),
+                               .b_first = entry.at("b_first").get<bool>(),
+                               .warmup_pairs = entry.at("warmup_pairs").get<int>(),
+                               .seconds = entry.at("seconds").get<double>()});
+  analysis.aa = record.value("aa", false);
   // Runs saved before --latency existed have no secondary metrics.
   for (const auto& entry : record.value("secondary", nlohmann::json::array())) {
     SecondaryMetric metric;
@@ -319,6 +411,20 @@ std::string ratio_line(const Panel& panel) {
                      panel.verdict);
 }
 
+// A horizontal axis from `low` to `high` over [left, right] at `axis_y`, its ticks, its label.
+void draw_axis(std::string& svg, double left, double right, double axis_y, double low, double high,
+               const std::vector<std::string>& label) {
+  auto x = [&](double value) { return left + (value - low) / (high - low) * (right - left); };
+  svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left,
+                     axis_y, right, axis_y);
+  for (double tick : ticks(low, high))
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4:.6g}</text>\n",
+        x(tick), axis_y, axis_y + 5, axis_y + 20, tick, kFont);
+  text_lines(svg, (left + right) / 2, axis_y + 38, label, kFont, " text-anchor=\"middle\"");
+}
+
 // The boxes, dots and axis of one panel; `left`/`right` bound its data area.
 void draw_panel(std::string& svg, const Panel& panel, double left, double right,
                 const std::array<double, 2>& centres, double axis_y,
@@ -350,14 +456,47 @@ void draw_panel(std::string& svg, const Panel& panel, double left, double right,
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\" fill-opacity=\"0.6\"/>\n",
           x(runs[i]), centre + 28 + 8 * jitter(i), colour);
   }
-  svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left,
-                     axis_y, right, axis_y);
-  for (double tick : ticks(low, high))
+  draw_axis(svg, left, right, axis_y, low, high, axis_label);
+}
+
+// The blocks' own B/A (issue 29): one numbered marker per block on a B/A axis with 1 marked,
+// and the two-level interval as a bar under them, so that blocks that disagree are seen beside
+// the runs they were made from.
+void draw_block_panel(std::string& svg, const Analysis& analysis, double left, double right,
+                      double top, double axis_y) {
+  const auto& ratios = analysis.block_ratios;
+  double low =
+      std::min({1.0, analysis.interval.low, *std::min_element(ratios.begin(), ratios.end())});
+  double high =
+      std::max({1.0, analysis.interval.high, *std::max_element(ratios.begin(), ratios.end())});
+  double pad = std::max((high - low) * 0.08, 1e-3);
+  low -= pad;
+  high += pad;
+  auto x = [&](double value) { return left + (value - low) / (high - low) * (right - left); };
+  double middle = (top + axis_y) / 2;
+  svg += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#999\" "
+      "stroke-dasharray=\"4 3\"/>\n",
+      x(1), top, axis_y);
+  for (std::size_t k = 0; k < ratios.size(); ++k) {
+    double y = middle - 20 + 10 * jitter(k);
     svg += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\"/>"
-        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4:.6g}</text>\n",
-        x(tick), axis_y, axis_y + 5, axis_y + 20, tick, kFont);
-  text_lines(svg, (left + right) / 2, axis_y + 38, axis_label, kFont, " text-anchor=\"middle\"");
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"#2ca02c\" fill-opacity=\"0.7\">"
+        "<title>block {}: B/A {:.4f}</title></circle>\n",
+        x(ratios[k]), y, k + 1, ratios[k]);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\">{}</text>\n",
+                       x(ratios[k]) + 6, y - 4, kSmallFont, k + 1);
+  }
+  double bar_y = middle + 20;
+  svg += fmt::format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\" "
+      "stroke-width=\"3\"/>\n",
+      x(analysis.interval.low), bar_y, x(analysis.interval.high), bar_y);
+  svg += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\" "
+      "stroke-width=\"3\"/>\n",
+      x(analysis.interval.ratio), bar_y - 7, bar_y + 7);
+  draw_axis(svg, left, right, axis_y, low, high, {"B/A per block, and the two-level interval"});
 }
 
 }  // namespace
@@ -401,7 +540,9 @@ std::string svg_plot(const Analysis& analysis) {
       label_width = std::max(label_width, text_width(line, kSmallFont));
   }
   double plots_left = kMargin + label_width + 2 * kMargin;
-  double width = plots_left + kPanelWidth * static_cast<double>(panels.size()) + kMargin;
+  bool block_panel = !analysis.block_ratios.empty();
+  double width =
+      plots_left + kPanelWidth * static_cast<double>(panels.size() + block_panel) + kMargin;
 
   std::string body;
   // The title: the row, the main metric, its B/A, interval and verdict, wrapped to the width.
@@ -458,6 +599,20 @@ std::string svg_plot(const Analysis& analysis) {
       body += fmt::format(
           "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ccc\"/>\n",
           left, y, axis_y);
+  }
+  if (block_panel) {
+    double left = plots_left + kPanelWidth * static_cast<double>(panels.size());
+    text_lines(body, left + kMargin, y + 17,
+               wrap(fmt::format("{} blocks, I² {:.2f}", analysis.block_ratios.size(),
+                                analysis.heterogeneity),
+                    panel_chars),
+               kFont, " font-weight=\"bold\"");
+    draw_block_panel(body, analysis, left + kPanelPad, left + kPanelWidth - kPanelPad, y + 25,
+                     axis_y);
+    body += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ccc\"/>\n",
+        left, y, axis_y);
+    bottom = std::max(bottom, axis_y + 38 + kLineHeight);
   }
   double height = bottom + kMargin;
   return fmt::format(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/ab/block_bootstrap.h"
 #include "tools/ab/statistics.h"
 #include "tools/ab/workload.h"
 
@@ -21,8 +22,9 @@ struct SecondaryMetric {
   std::string unit;                    // what its values count ("ms")
   double resolution = 0;  // the width of the buckets its runs are midpoints of; 0: precise
   Summary summary_a, summary_b;
-  RatioInterval interval;
+  RatioInterval interval;  // over the blocks when the experiment has them
   Verdict verdict;
+  std::vector<double> block_ratios;
 };
 
 struct Analysis {
@@ -43,6 +45,14 @@ struct Analysis {
   std::uint64_t seed = 0;
   int resamples = 0;
   std::vector<SecondaryMetric> secondary;
+  // binder-ab --blocks: where each block's pairs lie in runs_a/runs_b (and in each secondary
+  // metric's runs); empty for an experiment run as one block. With blocks, `interval` and
+  // `verdict` come from the two-level bootstrap over them (block_bootstrap.h), and its B/A is
+  // the median of the blocks' own.
+  std::vector<BlockSpan> blocks;
+  std::vector<double> block_ratios;  // each block's median(B)/median(A)
+  double heterogeneity = 0;          // I² of the blocks' B/A
+  bool aa = false;                   // --aa: B is A's variant on a device of its own
 };
 
 // The statistics of `runs_a`/`runs_b` (and of each secondary metric's) filled in from the runs.
@@ -54,8 +64,10 @@ Analysis analyze(Analysis analysis, const BootstrapOptions& bootstrap);
 std::string secondary_line(const Analysis& analysis, const SecondaryMetric& metric);
 
 // Which variant is which, what the metric is, then the table's header lines.
-std::string markdown_header(const Analysis& analysis);
-std::string markdown_row(const Analysis& analysis);
+// With `block_columns`, two more columns: the blocks' own B/A and their I² ("—" for a row
+// without blocks).
+std::string markdown_header(const Analysis& analysis, bool block_columns = false);
+std::string markdown_row(const Analysis& analysis, bool block_columns = false);
 
 nlohmann::json to_json(const Analysis& analysis);
 // The inverse of to_json for the runs and settings (the statistics are recomputed by analyze).

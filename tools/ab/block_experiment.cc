@@ -1,0 +1,116 @@
+#include "tools/ab/block_experiment.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "tools/ab/block_setup.h"
+
+namespace cused::tools::ab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("signal {}", WTERMSIG(status));
+  return fmt::format("wait status {}", status);
+}
+
+// A and B once `setup` has made them answer: `prepare` is retried until it succeeds, the setup
+// ends, or the limit passes (then the last complaint is the error).
+std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, BlockSetup* setup,
+                                             std::chrono::duration<double> limit, int block) {
+  auto deadline = Clock::now() + limit;
+  for (;;) {
+    try {
+      return prepare();
+    } catch (const std::exception& error) {
+      if (setup == nullptr) throw;
+      if (!setup->running())
+        throw std::runtime_error(
+            fmt::format("block {}: --block-setup ended ({}) before the devices were ready: {}",
+                        block, describe_status(setup->ended_status()), error.what()));
+      if (Clock::now() >= deadline)
+        throw std::runtime_error(fmt::format(
+            "block {}: the devices were not ready {:.0f} s after --block-setup started: {}", block,
+            limit.count(), error.what()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Every block must measure the variants the first one did: a setup that starts another variant
+// in one block would mix two experiments into one row.
+void check_same_variants(const BlockMeasurements& so_far, const Variant& a, const Variant& b,
+                         int block) {
+  for (auto [side, first, now] : {std::tuple{"A", &so_far.a, &a}, {"B", &so_far.b, &b}})
+    if (first->actual != now->actual)
+      throw std::runtime_error(fmt::format("block {}: {} ({}) has {}, but block 1's had {}", block,
+                                           side, now->device, now->actual, first->actual));
+}
+
+void append(Measurements& all, const Measurements& block) {
+  all.a.insert(all.a.end(), block.a.begin(), block.a.end());
+  all.b.insert(all.b.end(), block.b.begin(), block.b.end());
+  all.secondary_a.resize(block.secondary_a.size());
+  all.secondary_b.resize(block.secondary_b.size());
+  all.secondary_resolution.resize(block.secondary_resolution.size());
+  for (std::size_t i = 0; i < block.secondary_a.size(); ++i) {
+    all.secondary_a[i].insert(all.secondary_a[i].end(), block.secondary_a[i].begin(),
+                              block.secondary_a[i].end());
+    all.secondary_b[i].insert(all.secondary_b[i].end(), block.secondary_b[i].begin(),
+                              block.secondary_b[i].end());
+    all.secondary_resolution[i] =
+        std::max(all.secondary_resolution[i], block.secondary_resolution[i]);
+  }
+  all.warmup_pairs += block.warmup_pairs;
+}
+
+}  // namespace
+
+BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& prepare,
+                                 const MeasureBlock& measure_block, const Schedule& schedule) {
+  if (plan.blocks < 1) throw std::invalid_argument("measure_blocks needs at least one block");
+  BlockMeasurements result;
+  std::mt19937_64 order(plan.order_seed);
+  std::bernoulli_distribution b_first(0.5);
+  auto start = Clock::now();
+  for (int block = 1; block <= plan.blocks; ++block) {
+    auto block_start = Clock::now();
+    // This block's share of what is left of the budget (its setup included).
+    auto share = (schedule.budget - (block_start - start)) / (plan.blocks - block + 1);
+    std::optional<BlockSetup> setup;
+    if (!plan.setup.empty()) setup.emplace(plan.setup, block);
+    auto [a, b] = wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block);
+    if (block == 1) {
+      result.a = a;
+      result.b = b;
+    }
+    check_same_variants(result, a, b, block);
+
+    Schedule block_schedule = schedule;
+    block_schedule.b_first = b_first(order);
+    block_schedule.min_pairs = schedule.pairs > 0 ? schedule.pairs : kMinPairsPerBlock;
+    block_schedule.budget = share - (Clock::now() - block_start);
+    auto measured = measure_block(a, b, block_schedule, block);
+    if (setup) setup->stop();
+
+    result.spans.push_back(
+        {.first = result.all.a.size(),
+         .pairs = measured.a.size(),
+         .b_first = block_schedule.b_first,
+         .warmup_pairs = measured.warmup_pairs,
+         .seconds = std::chrono::duration<double>(Clock::now() - block_start).count()});
+    append(result.all, measured);
+  }
+  result.all.elapsed = Clock::now() - start;
+  return result;
+}
+
+}  // namespace cused::tools::ab

@@ -1,0 +1,94 @@
+#include "tools/ab/block_setup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace cused::tools::ab {
+
+namespace {
+
+std::vector<std::string> environment_with_block(int block) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry)
+    if (std::string_view(*entry).substr(0, 15) != "CUSED_AB_BLOCK=") entries.emplace_back(*entry);
+  entries.push_back("CUSED_AB_BLOCK=" + std::to_string(block));
+  return entries;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& words) {
+  std::vector<char*> out;
+  for (auto& word : words) out.push_back(word.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+BlockSetup::BlockSetup(const std::string& command, int block) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  // A group of its own: stop() reaches whatever it started that stayed in it.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<std::string> argv{"/bin/sh", "-c", command};
+  auto environment = environment_with_block(block);
+  int error = posix_spawn(&pid_, "/bin/sh", &actions, &attributes, pointers(argv).data(),
+                          pointers(environment).data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) throw std::system_error(error, std::generic_category(), "--block-setup");
+}
+
+BlockSetup::~BlockSetup() { stop(); }
+
+bool BlockSetup::running() {
+  if (reaped_) return false;
+  pid_t got = waitpid(pid_, &status_, WNOHANG);
+  if (got == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+bool BlockSetup::wait_for_leader(std::chrono::duration<double> limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+void BlockSetup::stop(std::chrono::duration<double> grace) {
+  if (pid_ < 0) return;
+  if (running()) {
+    kill(pid_, SIGTERM);
+    if (!wait_for_leader(grace)) kill(-pid_, SIGTERM);
+    if (!wait_for_leader(grace)) kill(-pid_, SIGKILL);
+    if (!reaped_) waitpid(pid_, &status_, 0);
+    reaped_ = true;
+  }
+  // What the leader left behind in its group (a daemon a shell started and did not wait for).
+  if (kill(-pid_, 0) == 0) {
+    kill(-pid_, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    while (kill(-pid_, 0) == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kill(-pid_, SIGKILL);
+  }
+  pid_ = -1;
+}
+
+}  // namespace cused::tools::ab
