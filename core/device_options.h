@@ -34,6 +34,11 @@ struct DeviceOptions {
   ExecContext exec_context = ExecContext::kCaller;
   // install_latency_us=: a page installation's extra cost (alloc::AllocatorOptions), 0 = none.
   std::chrono::microseconds install_latency{0};
+  // priority=: binder's priority inheritance. kMainline: S4.12's nice inheritance, as mainline
+  // Linux; kAndroid: the Android common kernel's, with a node's minimum scheduling policy and
+  // FLAT_BINDER_FLAG_INHERIT_RT (core/android_priority.cc).
+  enum class Priority : std::uint8_t { kMainline, kAndroid };
+  Priority priority = Priority::kMainline;
 };
 
 }  // namespace cused::core

@@ -55,10 +55,17 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
       options.exec_context = DeviceOptions::ExecContext::kDaemon;
     else
       return bad_value("caller|daemon");
+  } else if (key == "priority") {
+    if (value == "mainline")
+      options.priority = DeviceOptions::Priority::kMainline;
+    else if (value == "android")
+      options.priority = DeviceOptions::Priority::kAndroid;
+    else
+      return bad_value("mainline|android");
   } else {
     return VariantSpecError{fmt::format(
         "unknown variant key '{}': expected alloc_lock, pages, lock_policy, defer_complete, "
-        "exec_context or install_latency_us",
+        "exec_context, install_latency_us or priority",
         key)};
   }
   return std::nullopt;
@@ -93,13 +100,16 @@ std::optional<DeviceOptions> parse_device_variant(
   return std::get<DeviceOptions>(std::move(parsed));
 }
 
+// priority= is printed only when it is not mainline's: a device without it behaves as mainline
+// Linux, and every variant printed before the key existed still reads back as itself.
 std::string to_string(const DeviceOptions& options) {
   return fmt::format(
-      "{},lock_policy={},defer_complete={},exec_context={},install_latency_us={}",
+      "{},lock_policy={},defer_complete={},exec_context={},install_latency_us={}{}",
       alloc::to_string(options.alloc), sync::to_string(options.lock_policy),
       options.defer_complete ? "on" : "off",
       options.exec_context == DeviceOptions::ExecContext::kCaller ? "caller" : "daemon",
-      options.install_latency.count());
+      options.install_latency.count(),
+      options.priority == DeviceOptions::Priority::kAndroid ? ",priority=android" : "");
 }
 
 DeviceSpec split_device_spec(std::string_view text) {

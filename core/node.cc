@@ -3,6 +3,18 @@
 #include <cerrno>
 
 namespace cused::core {
+namespace {
+
+// The priority bits are an s8 there: 0x80..0xff are nice -128..-1, out of range, never applied.
+SchedPriority node_min_sched_priority(const flat_binder_object* fp) {
+  const std::uint32_t flags = fp ? fp->flags : 0;
+  const int policy = static_cast<int>((flags & uapi::FLAT_BINDER_FLAG_SCHED_POLICY_MASK) >>
+                                      uapi::FLAT_BINDER_FLAG_SCHED_POLICY_SHIFT);
+  const auto priority = static_cast<std::int8_t>(flags & FLAT_BINDER_FLAG_PRIORITY_MASK);
+  return {policy, to_kernel_prio(policy, priority)};
+}
+
+}  // namespace
 
 std::shared_ptr<void> NodeWork::owner() { return node.shared_from_this(); }
 
@@ -12,6 +24,8 @@ Node::Node(int debug_id, std::shared_ptr<Proc> owner, const flat_binder_object* 
       ptr(fp ? fp->binder : 0),
       cookie(fp ? fp->cookie : 0),
       min_priority(fp ? static_cast<int>(fp->flags & FLAT_BINDER_FLAG_PRIORITY_MASK) : 0),
+      min_sched_priority(node_min_sched_priority(fp)),
+      inherit_rt(fp && (fp->flags & uapi::FLAT_BINDER_FLAG_INHERIT_RT)),
       accept_fds(fp && (fp->flags & FLAT_BINDER_FLAG_ACCEPTS_FDS)),
       txn_security_ctx(fp && (fp->flags & FLAT_BINDER_FLAG_TXN_SECURITY_CTX)),
       lock(lock_policy),

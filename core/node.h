@@ -12,6 +12,7 @@
 #include "core/locks.h"
 #include "core/ref.h"
 #include "core/stats.h"
+#include "core/thread_priority.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -60,7 +61,11 @@ class Node : public std::enable_shared_from_this<Node> {
   const int debug_id;
   const binder_uintptr_t ptr;
   const binder_uintptr_t cookie;
-  const int min_priority;
+  const int min_priority;  // S4.12: the minimum nice, as mainline reads the priority bits
+  // priority=android: the minimum (policy, kernel prio) and FLAT_BINDER_FLAG_INHERIT_RT, as the
+  // Android common kernel's binder_init_node_ilocked reads the same flags.
+  const SchedPriority min_sched_priority;
+  const bool inherit_rt;
   const bool accept_fds;
   const bool txn_security_ctx;
 

@@ -221,6 +221,23 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   void set_nice(const Thread& thread, int nice) const;
   // The receiver of `t` (for `target`) takes the sender's nice or the node's minimum.
   void inherit_priority(const Thread& thread, Transaction& t, const Node& target) const;
+
+  // ---- android_priority.cc: priority=android, the Android common kernel's inheritance of
+  // scheduling policy and priority (docs/variants.md), through the same host
+  bool android_priority() const { return options_.priority == DeviceOptions::Priority::kAndroid; }
+  // binder_transaction's t->priority: a sync sender's own policy and priority when binder
+  // supports its policy, else the target's default.
+  SchedPriority sender_sched_priority(const Thread& thread, std::uint32_t flags,
+                                      const Proc& target) const;
+  // binder_transaction_priority: the receiver of `t` takes its priority (a real-time one only
+  // when `node` inherits real time), or the node's minimum when that is more urgent; once per
+  // transaction, saving what the thread had for the reply.
+  void transaction_priority(Thread& thread, Transaction& t, const Node& node) const;
+  // binder_do_set_priority: verify (binder_set_priority) bounds it by what the opener could
+  // set itself; without (binder_restore_priority) it is set as it is, unless aborted.
+  void set_sched_priority(Thread& thread, SchedPriority desired, bool verify) const;
+  // A reply's binder_restore_priority; for a nested call it is pending until it is done.
+  void restore_after_reply(Thread& thread, const Transaction& in_reply_to) const;
   // This proc's security label as a sender (S4.9). Returns 0 or the source's -errno.
   int security_label(std::string& out) CUSED_EXCLUDES(label_lock_);
 
@@ -434,6 +451,8 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   const std::shared_ptr<ThreadPriorities> priorities_;
   const NicePermission nice_permission_;
   const int default_priority_;
+  // priority=android: binder_proc's default_priority as the ACK has it, the opener's policy too.
+  const SchedPriority default_sched_priority_;
   // S4.9: the kernel labels a sender by the credentials its proc was opened with; cused reads the
   // label once, the first time one is needed, and keeps it.
   sync::Mutex label_lock_;

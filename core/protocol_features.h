@@ -19,4 +19,9 @@ inline std::span<const std::string_view> features() {
   return kFeatures;
 }
 
+// cused's name for priority=android (docs/variants.md): the Android common kernel's real-time
+// priority inheritance has no features file there (its libbinder assumes it), so the name is
+// cused's own, shown only on a mount whose default variant (`cused --variant`) has it on.
+inline constexpr std::string_view kAndroidPriorityFeature = "android_priority";
+
 }  // namespace cused::core

@@ -78,7 +78,12 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
     }
     // S4.12: a thread that may take proc work goes back to the proc's default nice, whether it
     // waits or not (binder_thread_read, before its wait).
-    if (wait_for_proc_work) set_nice(thread, default_priority_);
+    if (wait_for_proc_work) {
+      if (android_priority())
+        set_sched_priority(thread, default_sched_priority_, false);
+      else
+        set_nice(thread, default_priority_);
+    }
     if (superseded) finish_read(thread, std::move(superseded), -EINTR);
     if (!read) return;
     if (error || released) return finish_read(thread, std::move(read), error);
@@ -230,7 +235,10 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   binder_transaction_data_secctx tr{};
   binder_transaction_data& data = tr.transaction_data;
   std::uint32_t cmd = target ? BR_TRANSACTION : BR_REPLY;
-  if (target) inherit_priority(thread, *t, *target);
+  if (target && android_priority())
+    transaction_priority(thread, *t, *target);  // unless done when it was queued to this thread
+  else if (target)
+    inherit_priority(thread, *t, *target);
   data.target.ptr = target ? target->ptr : 0;
   data.cookie = target ? target->cookie : 0;
   data.code = t->code;

@@ -14,6 +14,7 @@
 #include "core/completion.h"
 #include "core/locks.h"
 #include "core/stats.h"
+#include "core/thread_priority.h"
 #include "core/user_memory.h"
 #include "core/work.h"
 #include "uapi/binder.h"
@@ -106,6 +107,14 @@ class Thread : public std::enable_shared_from_this<Thread> {
   std::unique_ptr<PendingRead> parked CUSED_GUARDED_BY(inner_lock);
   std::shared_ptr<PollWaiter> poll_waiter CUSED_GUARDED_BY(inner_lock);
   ObjCounter counter;  // S10.6 `stats`: thread
+
+  // priority=android, binder_thread's prio_state: a reply to a nested call marks the restore it
+  // is about to do as pending; a nested call that reaches this thread meanwhile saves the
+  // pending priority as the one to restore after it and aborts that restore.
+  enum class PrioState : std::uint8_t { kSet, kPending, kAbort };
+  sync::Mutex prio_lock;  // after the proc's inner lock; the host's syscall runs under it
+  PrioState prio_state CUSED_GUARDED_BY(prio_lock) = PrioState::kSet;
+  SchedPriority prio_next CUSED_GUARDED_BY(prio_lock);
 
   std::uint32_t& error_cmd(const ErrorWork& slot) CUSED_REQUIRES(inner_lock) {
     return slot.reply_slot ? reply_error_cmd : return_error_cmd;

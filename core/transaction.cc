@@ -67,6 +67,10 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
       plan.t->to_thread = plan.target_thread;
     }
     plan.t->target_node = plan.target_node.shared();
+    if (plan.target_proc->android_priority()) {
+      plan.t->sched_priority = sender_sched_priority(thread, tr.flags, *plan.target_proc);
+      plan.t->is_nested = !reply && plan.target_thread != nullptr;
+    }
     plan.tcomplete = std::make_shared<CompleteWork>();
     count_object(plan.tcomplete->counter, ObjStat::kTransactionComplete);
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
@@ -106,8 +110,10 @@ TxnError Proc::find_reply_target(Thread& thread, TxnPlan& plan) {
     in_reply_to = thread.transaction_stack;
   }
   if (!in_reply_to) return {BR_FAILED_REPLY, -EPROTO};
-  // S4.12: the replier gets its nice back first, even if the stack turns out to be wrong.
-  set_nice(thread, in_reply_to->saved_priority.load(std::memory_order_relaxed));
+  // S4.12: the replier gets its nice back first, even if the stack turns out to be wrong. The
+  // Android kernel restores later, once the reply is delivered or has failed.
+  if (!android_priority())
+    set_nice(thread, in_reply_to->saved_priority.load(std::memory_order_relaxed));
   {
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);
@@ -249,6 +255,17 @@ TxnError Proc::deliver_reply(Thread& thread, TxnPlan& plan) {
   }
   Thread& target_thread = *plan.target_thread;
   Proc& target = *plan.target_proc;
+  if (android_priority() && plan.in_reply_to->is_nested) {
+    // The caller may call this thread again as soon as it wakes, before the restore below.
+    SchedPriority saved;
+    {
+      sync::LockGuard guard(plan.in_reply_to->lock);
+      saved = plan.in_reply_to->saved_sched_priority;
+    }
+    sync::LockGuard guard(thread.prio_lock);
+    thread.prio_state = Thread::PrioState::kPending;
+    thread.prio_next = saved;
+  }
   {
     sync::LockGuard guard(target_thread.inner_lock);
     assume_same_lock(target_thread.inner_lock, target.inner_lock_);
@@ -260,6 +277,7 @@ TxnError Proc::deliver_reply(Thread& thread, TxnPlan& plan) {
     target.outstanding_txns_++;
     target.wake_thread(target_thread);
   }
+  if (android_priority()) restore_after_reply(thread, *plan.in_reply_to);
   free_transaction(*plan.in_reply_to);
   return {};
 }
@@ -335,6 +353,8 @@ std::uint32_t Proc::queue_transaction(const std::shared_ptr<Transaction>& t, Thr
   state.transaction = t;
   buffer_states_.emplace(t->get_buffer(), std::move(state));
   if (thread) {
+    // The Android kernel raises the thread it chose before it wakes (binder_proc_transaction).
+    if (android_priority()) transaction_priority(*thread, *t, node);
     enqueue_thread_work(*thread, *t);
   } else if (!pending_async) {
     todo_.push_back(*t);
@@ -371,6 +391,7 @@ void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
   }
   plan.target_node.reset();
   if (plan.in_reply_to) {
+    if (android_priority()) restore_after_reply(thread, *plan.in_reply_to);
     set_txn_from_error(*plan.in_reply_to, plan.t->debug_id, error.br, error.param);
     {
       sync::LockGuard guard(inner_lock_);

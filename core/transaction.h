@@ -12,6 +12,7 @@
 #include "core/locks.h"
 #include "core/passed_files.h"
 #include "core/stats.h"
+#include "core/thread_priority.h"
 #include "core/work.h"
 #include "uapi/binder.h"
 
@@ -97,6 +98,11 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
   // S4.12: the receiving thread's nice before the call changed it, restored when it replies.
   // Written by the read that delivers a sync call and read by that thread's reply.
   std::atomic<int> saved_priority{0};
+  // priority=android (core/android_priority.cc): what the call asks of its receiver (the sync
+  // sender's policy, or the target's default), set before the transaction is published; whether
+  // it was sent to a thread waiting for us down our stack (a nested call).
+  SchedPriority sched_priority;
+  bool is_nested = false;
 
   // Set before the transaction is published (queued or pushed), never changed afterwards.
   std::shared_ptr<Node> target_node;         // null for replies
@@ -116,6 +122,10 @@ class Transaction final : public Work, public std::enable_shared_from_this<Trans
   std::shared_ptr<Transaction> to_parent CUSED_GUARDED_BY(lock);  // the receiver's stack below
   // The buffer in to_proc; null once the receiver freed it early or the receiver died.
   alloc::Buffer* buffer CUSED_GUARDED_BY(lock) = nullptr;
+  // priority=android: applied to a receiving thread once (at queueing to a chosen thread, else
+  // when read), and what that thread had before, which its reply restores.
+  bool set_priority_called CUSED_GUARDED_BY(lock) = false;
+  SchedPriority saved_sched_priority CUSED_GUARDED_BY(lock);
 
   std::shared_ptr<Thread> get_from() const CUSED_EXCLUDES(lock);
   alloc::Buffer* get_buffer() const CUSED_EXCLUDES(lock);

@@ -1,5 +1,6 @@
 #include "cused/thread_priorities.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <cerrno>
@@ -36,7 +37,41 @@ core::NicePermission HostThreadPriorities::permission(pid_t tid) {
   permission.cap_sys_nice = has_cap_sys_nice(tid);
   rlimit limit{};
   if (prlimit(tid, RLIMIT_NICE, nullptr, &limit) == 0) permission.rlimit_nice = limit.rlim_cur;
+  if (prlimit(tid, RLIMIT_RTPRIO, nullptr, &limit) == 0) permission.rlimit_rtprio = limit.rlim_cur;
   return permission;
+}
+
+std::optional<core::SchedPriority> HostThreadPriorities::scheduling(pid_t tid) {
+  const int policy = sched_getscheduler(tid);
+  if (policy < 0) return std::nullopt;
+  core::SchedPriority priority{policy & ~SCHED_RESET_ON_FORK, 0};
+  if (core::is_rt_policy(priority.policy)) {
+    sched_param param{};
+    if (sched_getparam(tid, &param) != 0) return std::nullopt;
+    priority.prio = core::to_kernel_prio(priority.policy, param.sched_priority);
+    return priority;
+  }
+  // SCHED_IDLE and SCHED_DEADLINE are not binder's; their nice stands in for normal_prio.
+  auto current = nice(tid);
+  if (!current) return std::nullopt;
+  priority.prio = core::to_kernel_prio(SCHED_OTHER, *current);
+  return priority;
+}
+
+void HostThreadPriorities::set_scheduling(pid_t tid, core::SchedPriority priority) {
+  // As binder_do_set_priority: the policy only when it changes or is real time, reset on fork so
+  // that a thread the serving thread starts does not inherit a borrowed priority.
+  const int current = sched_getscheduler(tid);
+  if (current < 0) return;  // the thread is gone
+  if ((current & ~SCHED_RESET_ON_FORK) != priority.policy || core::is_rt_policy(priority.policy)) {
+    sched_param param{};
+    if (core::is_rt_policy(priority.policy))
+      param.sched_priority = core::to_userspace_prio(priority.policy, priority.prio);
+    // EINVAL for a real-time priority out of 1..99 (a node's bad minimum): nothing changes, as
+    // in the kernel.
+    sched_setscheduler(tid, priority.policy | SCHED_RESET_ON_FORK, &param);
+  }
+  if (core::is_fair_policy(priority.policy)) core::ThreadPriorities::set_scheduling(tid, priority);
 }
 
 void HostThreadPriorities::set_nice(pid_t tid, int nice) {

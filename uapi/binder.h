@@ -23,8 +23,7 @@ inline constexpr std::uint32_t BR_TRANSACTION_PENDING_FROZEN = _IO('r', 20);
 inline constexpr std::uint32_t BR_FROZEN_BINDER = _IOR('r', 21, binder_frozen_state_info);
 inline constexpr std::uint32_t BR_CLEAR_FREEZE_NOTIFICATION_DONE = _IOR('r', 22, binder_uintptr_t);
 
-inline constexpr std::uint32_t BC_REQUEST_FREEZE_NOTIFICATION =
-    _IOW('c', 19, binder_handle_cookie);
+inline constexpr std::uint32_t BC_REQUEST_FREEZE_NOTIFICATION = _IOW('c', 19, binder_handle_cookie);
 inline constexpr std::uint32_t BC_CLEAR_FREEZE_NOTIFICATION = _IOW('c', 20, binder_handle_cookie);
 inline constexpr std::uint32_t BC_FREEZE_NOTIFICATION_DONE = _IOW('c', 21, binder_uintptr_t);
 
@@ -33,7 +32,19 @@ inline constexpr std::uint32_t BC_FREEZE_NOTIFICATION_DONE = _IOW('c', 21, binde
 // of two). Advertised as features/defer_complete.
 inline constexpr std::uint32_t TF_DEFER_COMPLETE = 0x80;
 
-inline constexpr std::uint32_t kProtocolVersion = 8;  // BINDER_VERSION answer (S2.8)
+// The Android common kernel's flat_binder_object flags (its include/uapi/linux/android/binder.h),
+// which mainline lacks: a node's minimum scheduling policy beside the priority bits, and whether
+// it takes a real-time caller's policy. Honoured under priority=android (docs/variants.md).
+inline constexpr std::uint32_t FLAT_BINDER_FLAG_SCHED_POLICY_SHIFT = 9;
+inline constexpr std::uint32_t FLAT_BINDER_FLAG_SCHED_POLICY_MASK =
+    3u << FLAT_BINDER_FLAG_SCHED_POLICY_SHIFT;
+inline constexpr std::uint32_t FLAT_BINDER_FLAG_INHERIT_RT = 0x800;
+static_assert(FLAT_BINDER_FLAG_SCHED_POLICY_MASK == 0x600);
+static_assert((FLAT_BINDER_FLAG_INHERIT_RT &
+               (FLAT_BINDER_FLAG_ACCEPTS_FDS | FLAT_BINDER_FLAG_TXN_SECURITY_CTX |
+                FLAT_BINDER_FLAG_SCHED_POLICY_MASK)) == 0);
+
+inline constexpr std::uint32_t kProtocolVersion = 8;     // BINDER_VERSION answer (S2.8)
 inline constexpr std::size_t kMaxMappedSize = 4u << 20;  // S1.4: only the first 4 MiB are used
 
 // S0.1: ioctl request values, protocol 8 (64-bit binder_size_t / binder_uintptr_t).

@@ -144,12 +144,22 @@ void Filesystem::for_each_proc_of(pid_t pid, const std::function<void(core::Proc
     if (file->proc() && file->proc()->pid() == pid) visit(*file->proc());
 }
 
+// core's protocol features, and priority=android's when the mount's default variant has it (its
+// inode last, so the others keep theirs).
+std::vector<std::string_view> Filesystem::feature_names() const {
+  auto features = core::features();
+  std::vector<std::string_view> names(features.begin(), features.end());
+  if (options_.default_variant.priority == core::DeviceOptions::Priority::kAndroid)
+    names.push_back(core::kAndroidPriorityFeature);
+  return names;
+}
+
 Filesystem::Resolved Filesystem::resolve(fuse_ino_t ino) const {
   if (LogsDir::owns(ino)) return {Kind::kLogs};
   if (ino == kRootIno) return {Kind::kRoot};
   if (ino == kControlIno) return {Kind::kControl};
   if (ino == kFeaturesIno) return {Kind::kFeaturesDir};
-  if (ino >= kFirstFeatureIno && ino < kFirstFeatureIno + core::features().size())
+  if (ino >= kFirstFeatureIno && ino < kFirstFeatureIno + feature_names().size())
     return {Kind::kFeature, ino - kFirstFeatureIno};
   sync::LockGuard guard(lock_);
   if (ino >= kFirstListingIno && ino < kFirstListingIno + devices_.size())
@@ -212,7 +222,7 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     fill_attr(entry.ino, entry.attr);
     return static_cast<void>(fuse::reply_entry(req, &entry));
   } else if (parent == kFeaturesIno) {
-    auto features = core::features();
+    auto features = feature_names();
     auto it = std::find(features.begin(), features.end(), wanted);
     if (it == features.end()) return static_cast<void>(fuse::reply_err(req, ENOENT));
     entry.ino = kFirstFeatureIno + static_cast<fuse_ino_t>(it - features.begin());
@@ -270,7 +280,7 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t
     for (const auto& device : devices_)
       if (!device.unlinked) entries.push_back({device.name, device.listing_ino, S_IFREG});
   } else if (ino == kFeaturesIno) {
-    auto features = core::features();
+    auto features = feature_names();
     for (std::size_t i = 0; i < features.size(); ++i)
       entries.push_back({std::string(features[i]), kFirstFeatureIno + i, S_IFREG});
   } else if (auto logs = logs_.list(ino)) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -138,6 +139,7 @@ class Filesystem {
     std::uint64_t lookups;
   };
   enum class Kind { kRoot, kControl, kFeaturesDir, kFeature, kDevice, kLogs, kNone };
+  std::vector<std::string_view> feature_names() const;
   struct Resolved {
     Kind kind = Kind::kNone;
     std::size_t index = 0;  // feature or device index
