@@ -40,7 +40,7 @@ void Proc::transaction_priority(Thread& thread, Transaction& t, const Node& node
   // it); at equal priority a SCHED_FIFO minimum wins, as it runs unbounded, unlike SCHED_RR.
   const SchedPriority& minimum = node.min_sched_priority;
   if (minimum.prio < t.sched_priority.prio ||
-      (minimum.prio == t.sched_priority.prio && minimum.policy == SCHED_FIFO))
+      (minimum.prio == t.sched_priority.prio && minimum.policy == kSchedFifo))
     desired = minimum;
   SchedPriority saved;
   {
@@ -78,7 +78,7 @@ void Proc::set_sched_priority(Thread& thread, SchedPriority desired, bool verify
   if (verify && !nice_permission_.cap_sys_nice) {
     if (is_rt_policy(policy)) {
       if (nice_permission_.rlimit_rtprio == 0) {
-        policy = SCHED_OTHER;
+        policy = kSchedOther;
         priority = kMinNice;
       } else if (static_cast<unsigned long>(priority) > nice_permission_.rlimit_rtprio) {
         priority = static_cast<long>(nice_permission_.rlimit_rtprio);

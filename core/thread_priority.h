@@ -5,12 +5,16 @@
 // sets SCHED_FIFO / SCHED_RR too.
 #pragma once
 
-#include <sched.h>
 #include <sys/types.h>
 
 #include <optional>
 
 namespace cused::core {
+
+// The scheduling policies as binder's flat_binder_object flags and the kernel's uapi number them
+// (SCHED_NORMAL 0, SCHED_FIFO 1, SCHED_RR 2, SCHED_BATCH 3); the host layer checks them against
+// <sched.h>, which core does not include.
+inline constexpr int kSchedOther = 0, kSchedFifo = 1, kSchedRr = 2, kSchedBatch = 3;
 
 // What can_nice() looks at for a thread that asks to become more urgent.
 struct NicePermission {
@@ -23,13 +27,13 @@ struct NicePermission {
 // is real time (99 - sched_priority) and 100..139 is SCHED_NORMAL/SCHED_BATCH (120 + nice).
 // Lower is more urgent, across both.
 struct SchedPriority {
-  int policy = SCHED_OTHER;
+  int policy = kSchedOther;
   int prio = 120;
   friend bool operator==(const SchedPriority&, const SchedPriority&) = default;
 };
 
-inline bool is_rt_policy(int policy) { return policy == SCHED_FIFO || policy == SCHED_RR; }
-inline bool is_fair_policy(int policy) { return policy == SCHED_OTHER || policy == SCHED_BATCH; }
+inline bool is_rt_policy(int policy) { return policy == kSchedFifo || policy == kSchedRr; }
+inline bool is_fair_policy(int policy) { return policy == kSchedOther || policy == kSchedBatch; }
 constexpr int kMaxRtPrio = 100;    // MAX_RT_PRIO
 constexpr int kDefaultPrio = 120;  // NICE_TO_PRIO(0)
 inline bool is_supported_policy(int policy) {
@@ -57,7 +61,7 @@ class ThreadPriorities {
   virtual std::optional<SchedPriority> scheduling(pid_t tid) {
     auto current = nice(tid);
     if (!current) return std::nullopt;
-    return SchedPriority{SCHED_OTHER, to_kernel_prio(SCHED_OTHER, *current)};
+    return SchedPriority{kSchedOther, to_kernel_prio(kSchedOther, *current)};
   }
   // sched_setscheduler_nocheck(policy | SCHED_RESET_ON_FORK) when the policy changes or is real
   // time, and for a fair policy set_user_nice, which ignores a nice out of [-20, 19]: what

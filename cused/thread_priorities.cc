@@ -13,6 +13,10 @@
 namespace cused {
 namespace {
 
+static_assert(core::kSchedOther == SCHED_OTHER && core::kSchedFifo == SCHED_FIFO &&
+                  core::kSchedRr == SCHED_RR && core::kSchedBatch == SCHED_BATCH,
+              "core's policy numbers are the kernel's");
+
 constexpr int kCapSysNice = 23;  // linux/capability.h
 
 bool has_cap_sys_nice(pid_t tid) {

@@ -38,7 +38,7 @@ LAYERS = [
     ("proc", [
         "core/proc.*", "core/txn_plan.h", "core/command.cc", "core/death.cc", "core/freeze.cc",
         "core/freeze_notification.cc", "core/ioctl.cc", "core/passed_files.cc",
-        "core/priority.cc", "core/read.cc", "core/refcount.cc", "core/release.cc",
+        "core/priority.cc", "core/android_priority.cc", "core/read.cc", "core/refcount.cc", "core/release.cc",
         "core/transaction.cc", "core/translate.cc",
     ]),
     # What reads everything: binder_logs and the invariant checker.
