@@ -112,6 +112,10 @@ std::vector<std::string> command_to_run(const Settings& settings) {
   return command;
 }
 
+// --latency's secondary metrics, in the order measure() reads them and the panels show them.
+constexpr std::pair<LatencyPercentile, const char*> kLatencyPanels[] = {
+    {LatencyPercentile::p50, "P50 latency (ms)"}, {LatencyPercentile::p99, "P99 latency (ms)"}};
+
 // A and B as their devices are now, labels checked; with --aa, both must have one variant.
 std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
   auto a = resolve_variant(settings.a, settings.mount_dir);
@@ -145,10 +149,11 @@ Measurements measure_pairs(const Settings& settings, const Analysis& analysis, c
           [&progress](const Measurements& so_far) { progress.pairs_measured(so_far.a, so_far.b); }};
   MetricPatterns metrics{std::regex(settings.metric), {}};
   if (settings.latency)
-    for (auto percentile : {LatencyPercentile::p50, LatencyPercentile::p99})
-      metrics.secondary.push_back([percentile, command = analysis.command](const std::string& out) {
-        return read_latency(out, percentile, command);
-      });
+    for (const auto& panel : kLatencyPanels)
+      metrics.secondary.push_back(
+          [percentile = panel.first, command = analysis.command](const std::string& out) {
+            return read_latency(out, percentile, command);
+          });
   auto measurements = measure(a, b, analysis.command, metrics, schedule,
                               settings.verbose ? stderr : nullptr, observer);
   progress.finish();
@@ -180,11 +185,9 @@ Analysis measure_and_analyze(const Settings& settings) {
     std::tie(analysis.a, analysis.b) = prepare_variants(settings);
     measurements = measure_pairs(settings, analysis, analysis.a, analysis.b, settings.schedule, 1);
   }
-  std::vector<std::string> secondary_names;
-  if (settings.latency) secondary_names = {"P50 latency (ms)", "P99 latency (ms)"};
-  for (std::size_t i = 0; i < secondary_names.size(); ++i) {
+  for (std::size_t i = 0; i < measurements.secondary_a.size(); ++i) {
     SecondaryMetric metric;
-    metric.name = secondary_names[i];
+    metric.name = kLatencyPanels[i].second;
     metric.better = Better::lower;
     metric.runs_a = std::move(measurements.secondary_a[i]);
     metric.runs_b = std::move(measurements.secondary_b[i]);
