@@ -20,7 +20,9 @@ constexpr Deviation kFdsOnFuse{
     "with an FD object or an FDA with fds fails as for a target that does not accept fds (a "
     "reply's caller gets BR_FAILED_REPLY, extended error EPERM); refused where it stands, an fd "
     "that leads its command fails it with EPERM also where the kernel went on and failed it "
-    "with EINVAL at a later object (gen-219), and where the kernel found one of its fds bad "
+    "with EINVAL at a later object (gen-219) or, the command carrying fds only, with EFAULT at a "
+    "later offset that descends or lies past the data (seed 1796309313), and where the kernel "
+    "found one of its fds bad "
     "(EBADF: fd translation is the only source of it)"};
 
 constexpr Deviation kMunmapUnseen{
@@ -87,7 +89,8 @@ bool refused_fds_on_cused(const TraceLine& cl) {
 // come with a later read, as in freeze-3108's step 48), or it failed with EINVAL at an object after
 // the fd, which the FUSE path never reaches (gen-219, docs/binderfs.md), or it failed with EBADF:
 // only translating an fd gives that (binder_translate_fd's fget), so the kernel stopped at one of
-// the command's fds, where cused refuses the first (the guest's live campaign, seed 1796282348).
+// the command's fds, where cused refuses the first (the guest's live campaign, seed 1796282348),
+// or, fds only, it failed with EFAULT at a later offset (kernel_faulted_later).
 std::optional<DeviationMatch> fds_refused(const At& at) {
   const TraceLine &kl = at.kl, &cl = at.cl;
   if (!refused_fds_on_cused(cl)) return std::nullopt;
@@ -101,10 +104,20 @@ std::optional<DeviationMatch> fds_refused(const At& at) {
   bool kernel_failed_later = same_call(kl, cl) && kl.ret == "0" && fd_first &&
                              fd.objects.size() > 1 && kl.write_consumed == cl.write_consumed &&
                              kl.failed_with("BR_FAILED_REPLY", "-22") && kl.returns == cl.returns;
+  // EFAULT after fds only: no PTR to copy or FDA parent to read, and the data before the first
+  // fd read the same on both, so the kernel faulted at a later offset that descended or lay past
+  // the data (fuzz's kDescending, kPastEnd; the guest's live campaign, seed 1796309313).
+  bool only_fds = !fd.objects.empty() && std::all_of(fd.objects.begin(), fd.objects.end(),
+                                                     [](const auto& o) { return o == "fd"; });
+  bool kernel_faulted_later = same_call(kl, cl) && kl.ret == "0" && only_fds &&
+                              kl.write_consumed == cl.write_consumed &&
+                              kl.failed_with("BR_FAILED_REPLY", "-14") && kl.returns == cl.returns;
   bool kernel_bad_fd = same_call(kl, cl) && kl.ret == "0" &&
                        kl.write_consumed == cl.write_consumed &&
                        kl.failed_with("BR_FAILED_REPLY", "-9") && kl.returns == cl.returns;
-  if (!kernel_parked && !kernel_sent && !kernel_failed_later && !kernel_bad_fd) return std::nullopt;
+  if (!kernel_parked && !kernel_sent && !kernel_failed_later && !kernel_faulted_later &&
+      !kernel_bad_fd)
+    return std::nullopt;
   return DeviationMatch{kFdsOnFuse, 1, 1, false};
 }
 

@@ -187,6 +187,34 @@ TEST(FdsOnFuse, TheKernelsEbadfAtAnFdIsDocumented_S5_3) {
             std::nullopt);
 }
 
+// The guest's live campaign, seed 1796309313: BC_TRANSACTION[fd,fd] whose offsets then descend
+// or run past the data; the kernel took the fds and faulted (EFAULT) at the later offset, cused
+// refused the first fd. Only a command of fds only: with a PTR or an object beside them the
+// EFAULT may be theirs, and another errno or a longer write is not the case.
+TEST(FdsOnFuse, TheKernelsEfaultAtAnOffsetAfterOnlyFdsIsDocumented_S5_3_S4_11) {
+  const std::string kernel_efault =
+      "29 s0.t0: write_read BC_TRANSACTION[fd,fd] | ret 0 wc 68/68 rc 8/512: BR_NOOP; "
+      "BR_FAILED_REPLY; | ret 0 ee BR_FAILED_REPLY -14";
+  std::string cused = replaced(kernel_efault, "-14", "-1");
+  auto at_step_4 = [](std::string line) { return line.replace(0, 2, "4").replace(2, 2, "s1"); };
+  EXPECT_EQ(fd_step_documented(at_step_4(kernel_efault), at_step_4(cused)), "fds-on-fuse");
+  auto sent = [&](const std::string& line, const char* objects) {
+    return at_step_4(replaced(line, "[fd,fd]", objects));
+  };
+  EXPECT_EQ(fd_step_documented(sent(kernel_efault, "[fd]"), sent(cused, "[fd]")), "fds-on-fuse");
+  for (const char* near : {"[fd,ptr]", "[fd,obj]", "[obj,fd]", "[fda,fd]"})
+    EXPECT_EQ(fd_step_documented(sent(kernel_efault, near), sent(cused, near)), std::nullopt)
+        << near;
+  EXPECT_EQ(fd_step_documented(at_step_4(replaced(kernel_efault, "-14", "-12")), at_step_4(cused)),
+            std::nullopt);
+  EXPECT_EQ(fd_step_documented(at_step_4(kernel_efault),
+                               at_step_4(replaced(cused, "wc 68/68", "wc 40/68"))),
+            std::nullopt);
+  std::string kernel_completed =
+      replaced(kernel_efault, "BR_FAILED_REPLY; |", "BR_TRANSACTION_COMPLETE; |");
+  EXPECT_EQ(fd_step_documented(at_step_4(kernel_completed), at_step_4(cused)), std::nullopt);
+}
+
 // The finding's gen-219 case turned around: EPERM on a transaction without fds after an
 // earlier BC_REPLY[fd] is not the refused reply's caller when the line differs otherwise.
 TEST(FdsOnFuse, TheCallerOfARefusedFdReplyGetsEpermAndNothingElse_S4_7) {
