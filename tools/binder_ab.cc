@@ -117,9 +117,20 @@ constexpr std::pair<LatencyPercentile, const char*> kLatencyPanels[] = {
     {LatencyPercentile::p50, "P50 latency (ms)"}, {LatencyPercentile::p99, "P99 latency (ms)"}};
 
 // A and B as their devices are now, labels checked; with --aa, both must have one variant.
+// A block's devices come with its setup: until they are there, the block is not ready (a label
+// without a spec checks nothing that would say so).
+void require_device(const char* side, const Variant& variant) {
+  if (!std::filesystem::exists(variant.device))
+    throw std::runtime_error(fmt::format("{}'s device {} is not there", side, variant.device));
+}
+
 std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
   auto a = resolve_variant(settings.a, settings.mount_dir);
   auto b = resolve_variant(settings.b, settings.mount_dir);
+  if (settings.blocks.blocks > 0) {
+    require_device("A", a);
+    require_device("B", b);
+  }
   check_label("A", a);
   check_label("B", b);
   if (settings.aa && a.actual != b.actual)
@@ -338,6 +349,10 @@ int run(int argc, char** argv) {
                  "with --blocks: a shell command that makes a block's fresh state (a cused with "
                  "the devices, their servicemanagers, background load) and runs until stopped "
                  "(SIGTERM, then its process group); CUSED_AB_BLOCK is the block's number");
+  app.add_flag("--block-signals-ready", settings.blocks.setup_signals_ready,
+               "with --block-setup: a block is ready once the setup has created the file "
+               "$CUSED_AB_READY names (servicemanagers up, background load started), not as soon "
+               "as its devices answer");
   app.add_option("--block-ready", settings.ready_seconds,
                  "with --block-setup: seconds the devices may take to answer")
       ->capture_default_str()
@@ -364,6 +379,8 @@ int run(int argc, char** argv) {
   settings.blocks.order_seed = settings.bootstrap.seed ^ 0x9e3779b97f4a7c15ULL;
   if (!settings.blocks.setup.empty() && settings.blocks.blocks == 0)
     return app.exit(CLI::ValidationError("--block-setup needs --blocks K"));
+  if (settings.blocks.setup_signals_ready && settings.blocks.setup.empty())
+    return app.exit(CLI::ValidationError("--block-signals-ready needs --block-setup CMD"));
   settings.schedule.run_limit = std::chrono::duration<double>(settings.run_limit_seconds);
   try {
     return run(settings);

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "tools/ab/block_setup.h"
@@ -22,13 +26,40 @@ std::string describe_status(int status) {
   return fmt::format("wait status {}", status);
 }
 
-// A and B once `setup` has made them answer: `prepare` is retried until it succeeds, the setup
-// ends, or the limit passes (then the last complaint is the error).
+// Where each block's setup says it is ready (CUSED_AB_READY): a directory of this run's own,
+// removed with what is in it when the blocks end.
+class ReadyFiles {
+ public:
+  ReadyFiles() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "binder-ab-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::system_error(errno, std::generic_category(), "binder-ab: mkdtemp");
+    dir_ = pattern;
+  }
+  ~ReadyFiles() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  ReadyFiles(const ReadyFiles&) = delete;
+  ReadyFiles& operator=(const ReadyFiles&) = delete;
+  std::string of_block(int block) const { return (dir_ / fmt::format("block-{}", block)).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// A and B once `setup` has made them answer (and, if `ready_file` is set, created it): `prepare`
+// is retried until it succeeds, the setup ends, or the limit passes (then the last complaint is
+// the error).
 std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, BlockSetup* setup,
-                                             std::chrono::duration<double> limit, int block) {
+                                             std::chrono::duration<double> limit, int block,
+                                             const std::string& ready_file) {
   auto deadline = Clock::now() + limit;
   for (;;) {
     try {
+      if (!ready_file.empty() && !std::filesystem::exists(ready_file))
+        throw std::runtime_error(
+            fmt::format("the setup has not created {} ($CUSED_AB_READY)", ready_file));
       return prepare();
     } catch (const std::exception& error) {
       if (setup == nullptr) throw;
@@ -80,14 +111,17 @@ BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& p
   BlockMeasurements result;
   std::mt19937_64 order(plan.order_seed);
   std::bernoulli_distribution b_first(0.5);
+  ReadyFiles ready_files;
   auto start = Clock::now();
   for (int block = 1; block <= plan.blocks; ++block) {
     auto block_start = Clock::now();
     // This block's share of what is left of the budget (its setup included).
     auto share = (schedule.budget - (block_start - start)) / (plan.blocks - block + 1);
     std::optional<BlockSetup> setup;
-    if (!plan.setup.empty()) setup.emplace(plan.setup, block);
-    auto [a, b] = wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block);
+    std::string ready_file = ready_files.of_block(block);
+    if (!plan.setup.empty()) setup.emplace(plan.setup, block, ready_file);
+    auto [a, b] = wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block,
+                                   setup && plan.setup_signals_ready ? ready_file : "");
     if (block == 1) {
       result.a = a;
       result.b = b;

@@ -26,6 +26,9 @@ struct BlockPlan {
   std::string setup{};  // --block-setup; empty: the blocks share whatever serves the devices
   // How long a block's setup may take before A's and B's devices answer.
   std::chrono::duration<double> ready_limit{60};
+  // --block-signals-ready: a block is ready only once its setup has created $CUSED_AB_READY
+  // (what binder-ab cannot see for itself: servicemanagers registered, background load running).
+  bool setup_signals_ready = false;
   std::uint64_t order_seed = 0;  // which blocks run B first
 };
 
@@ -43,11 +46,12 @@ struct BlockMeasurements {
   Variant a, b;  // as the first block found them
 };
 
-// Runs the blocks one after another. Each starts `plan.setup` (if any), waits until `prepare`
-// succeeds, measures, and stops the setup. `schedule.budget` is the whole experiment's: a block
-// gets what is left over the blocks still to run. With `schedule.pairs` set, every block gets
-// that many pairs. Throws std::runtime_error when a setup ends or does not get ready, or when a
-// block's devices have other variants than the first block's.
+// Runs the blocks one after another. Each starts `plan.setup` (if any), waits until it signals
+// (with `plan.setup_signals_ready`) and `prepare` succeeds, measures, and stops the setup.
+// `schedule.budget` is the whole experiment's: a block gets what is left over the blocks still to
+// run. With `schedule.pairs` set, every block gets that many pairs. Throws std::runtime_error when
+// a setup ends or does not get ready, or when a block's devices have other variants than the first
+// block's.
 BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& prepare,
                                  const MeasureBlock& measure_block, const Schedule& schedule);
 

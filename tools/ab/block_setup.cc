@@ -17,11 +17,16 @@ namespace cused::tools::ab {
 
 namespace {
 
-std::vector<std::string> environment_with_block(int block) {
+bool one_of_ours(std::string_view entry) {
+  return entry.starts_with("CUSED_AB_BLOCK=") || entry.starts_with("CUSED_AB_READY=");
+}
+
+std::vector<std::string> environment_with_block(int block, const std::string& ready_file) {
   std::vector<std::string> entries;
   for (char** entry = environ; *entry != nullptr; ++entry)
-    if (std::string_view(*entry).substr(0, 15) != "CUSED_AB_BLOCK=") entries.emplace_back(*entry);
+    if (!one_of_ours(*entry)) entries.emplace_back(*entry);
   entries.push_back("CUSED_AB_BLOCK=" + std::to_string(block));
+  entries.push_back("CUSED_AB_READY=" + ready_file);
   return entries;
 }
 
@@ -34,7 +39,7 @@ std::vector<char*> pointers(std::vector<std::string>& words) {
 
 }  // namespace
 
-BlockSetup::BlockSetup(const std::string& command, int block) {
+BlockSetup::BlockSetup(const std::string& command, int block, const std::string& ready_file) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -45,7 +50,7 @@ BlockSetup::BlockSetup(const std::string& command, int block) {
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<std::string> argv{"/bin/sh", "-c", command};
-  auto environment = environment_with_block(block);
+  auto environment = environment_with_block(block, ready_file);
   int error = posix_spawn(&pid_, "/bin/sh", &actions, &attributes, pointers(argv).data(),
                           pointers(environment).data());
   posix_spawn_file_actions_destroy(&actions);

@@ -94,6 +94,52 @@ TEST(AbBlocks, EachBlockHasAFreshSetupThatIsStoppedAfterIt) {
   std::filesystem::remove_all(dir);
 }
 
+// --block-signals-ready: devices that answer are not enough; the block measures only once its
+// setup has created $CUSED_AB_READY (tools/reproduce's blocks: servicemanagers registered and
+// the background load started), and a setup that never does is an error naming the file.
+TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
+  BlockPlan plan{.blocks = 2,
+                 .setup = "sleep 0.5; echo $CUSED_AB_BLOCK > \"$CUSED_AB_READY\"; exec sleep 60",
+                 .ready_limit = 20s,
+                 .setup_signals_ready = true};
+  int prepared = 0;
+  auto prepare = [&] {
+    ++prepared;
+    return std::pair{Variant{}, Variant{}};
+  };
+  std::vector<std::string> ready_files;
+  auto pairs = [&](const Variant&, const Variant&, const Schedule&, int block) {
+    // Found by the setup's environment: binder-ab's files are block-K in a directory of its own.
+    std::string found;
+    for (auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+      if (entry.path().filename().string().starts_with("binder-ab-") &&
+          std::filesystem::exists(entry.path() / fmt::format("block-{}", block)))
+        found = (entry.path() / fmt::format("block-{}", block)).string();
+    EXPECT_FALSE(found.empty()) << "block " << block << " measured before its ready file";
+    ready_files.push_back(found);
+    Measurements m;
+    for (int i = 0; i < kMinPairsPerBlock; ++i) {
+      m.a.push_back(100);
+      m.b.push_back(100);
+    }
+    return m;
+  };
+  measure_blocks(plan, prepare, pairs, Schedule{});
+  EXPECT_EQ(prepared, 2);  // prepare is asked only once the file is there
+  ASSERT_EQ(ready_files.size(), 2u);
+  for (const auto& file : ready_files)
+    EXPECT_FALSE(std::filesystem::exists(file)) << file << " outlived the experiment";
+
+  BlockPlan silent{
+      .blocks = 1, .setup = "exec sleep 60", .ready_limit = 1s, .setup_signals_ready = true};
+  try {
+    measure_blocks(silent, prepare, pairs, Schedule{});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("has not created"), std::string::npos) << error.what();
+  }
+}
+
 // A setup that ends before its devices answer is an error naming its exit status, not a block.
 TEST(AbBlocks, ASetupThatEndsIsAnError) {
   BlockPlan plan{.blocks = 3, .setup = "exit 7", .ready_limit = 10s};
