@@ -22,7 +22,10 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
       priorities_(driver_.thread_priorities()),
       nice_permission_(priorities_ ? priorities_->permission(opener.tid) : NicePermission{}),
       default_priority_(priorities_ ? priorities_->nice(opener.tid).value_or(0) : 0),
-      default_sched_priority_(supported_sched_priority(priorities_.get(), opener.tid)),
+      // Only priority=android reads it (mainline keeps the nice above): no host query otherwise.
+      default_sched_priority_(options.priority == DeviceOptions::Priority::kAndroid
+                                  ? supported_sched_priority(priorities_.get(), opener.tid)
+                                  : SchedPriority{}),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
       alloc_(*buffers_, options.alloc, driver_.page_lru(),

@@ -106,6 +106,41 @@ TEST(AndroidPriority, RealTimeRefusedWithoutCapSysNiceOrRlimitRtprio_S4_12_ACK) 
   EXPECT_EQ(neither.call_at(kNice0), kNice0) << "the proc's default it waited at, unchanged";
 }
 
+// A nested call (S4.4): the looper serving the caller at SCHED_RR 7 calls back into the caller's
+// own node (inherit_rt), which reaches the caller's waiting thread. That thread runs at the
+// looper's SCHED_RR 7 while it serves the nested call and its reply restores what it had before
+// it (nice -5), neither the looper's nor its proc's default (nice 0); the looper keeps SCHED_RR 7
+// through the nested reply and is restored to the proc's default only by its own reply.
+TEST(AndroidPriority, ANestedCallsReplyRestoresEachThreadToItsOwnSavedPriority_S4_4_S4_12_ACK) {
+  World world(DeviceOptions::Priority::kAndroid, {true, 0, 0}, rr7_flags(false));
+  constexpr binder_uintptr_t kCallerNode = 0x1000, kCallerCookie = 0x1;
+  constexpr SchedPriority kNiceMinus5{SCHED_OTHER, 115};
+  world.host->threads[kCallerMain] = kNiceMinus5;
+  world.host->threads[kManagerLooper] = kNice0;
+  Call outer = world.caller->write_read(
+      kCallerMain,
+      Commands().transaction(
+          0, 1, 0, Parcel().binder(kCallerNode, kCallerCookie, uapi::FLAT_BINDER_FLAG_INHERIT_RT)));
+  Call received = world.manager->read(kManagerLooper);
+  ASSERT_TRUE(received.done());
+  ASSERT_EQ(world.host->threads[kManagerLooper], kRr7);
+  // The caller's node arrived as the manager's first handle.
+  Call nested = world.manager->write_read(kManagerLooper, Commands().transaction(1, 2, 0));
+  ASSERT_TRUE(outer.done()) << "the nested call reaches the thread waiting for its reply";
+  EXPECT_EQ(outer.tr().target.ptr, kCallerNode);
+  EXPECT_EQ(world.host->threads[kCallerMain], kRr7) << "inherited from the looper";
+  Call back = world.caller->write_read(
+      kCallerMain, Commands().free_buffer(outer.tr().data.ptr.buffer).reply(0, Parcel()));
+  EXPECT_EQ(world.host->threads[kCallerMain], kNiceMinus5)
+      << "its own priority before the nested call";
+  ASSERT_TRUE(nested.done());
+  EXPECT_EQ(world.host->threads[kManagerLooper], kRr7) << "still serving the outer call";
+  world.manager->write_read(
+      kManagerLooper, Commands().free_buffer(received.tr().data.ptr.buffer).reply(0, Parcel()));
+  EXPECT_EQ(world.host->threads[kManagerLooper], kNice0) << "restored by its own reply";
+  EXPECT_TRUE(back.done()) << "the outer reply";
+}
+
 // Off (the default, as mainline Linux): the same node leaves the thread SCHED_OTHER.
 TEST(AndroidPriority, MainlineIgnoresTheNodesPolicy_S4_12) {
   World world(DeviceOptions::Priority::kMainline, {true, 0, 0}, rr7_flags(true));
