@@ -1,8 +1,8 @@
 #include "tools/ab/block_experiment.h"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -19,12 +19,6 @@ namespace cused::tools::ab {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("signal {}", WTERMSIG(status));
-  return fmt::format("wait status {}", status);
-}
 
 // Where each block's setup says it is ready (CUSED_AB_READY): a directory of this run's own,
 // removed with what is in it when the blocks end.
@@ -65,8 +59,8 @@ std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, Blo
       if (setup == nullptr) throw;
       if (!setup->running())
         throw std::runtime_error(
-            fmt::format("block {}: --block-setup ended ({}) before the devices were ready: {}",
-                        block, describe_status(setup->ended_status()), error.what()));
+            fmt::format("block {}: --block-setup {} before the devices were ready: {}", block,
+                        describe_wait_status(setup->ended_status()), error.what()));
       if (Clock::now() >= deadline)
         throw std::runtime_error(fmt::format(
             "block {}: the devices were not ready {:.0f} s after --block-setup started: {}", block,
@@ -131,7 +125,10 @@ BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& p
     Schedule block_schedule = schedule;
     block_schedule.b_first = b_first(order);
     block_schedule.min_pairs = schedule.pairs > 0 ? schedule.pairs : kMinPairsPerBlock;
-    block_schedule.budget = share - (Clock::now() - block_start);
+    // Past the budget (setups that took longer than planned) a block still gets its minimum
+    // pairs, with no time of its own.
+    block_schedule.budget =
+        std::max<decltype(share)>(share - (Clock::now() - block_start), decltype(share){0});
     auto measured = measure_block(a, b, block_schedule, block);
     if (setup) setup->stop();
 

@@ -95,10 +95,15 @@ bool CommandResult::succeeded() const {
   return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return fmt::format("wait status {}", status);
+}
+
 std::string CommandResult::describe_failure() const {
   if (timed_out) return fmt::format("timed out after {:.1f} s", elapsed.count());
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
-  return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return describe_wait_status(status);
 }
 
 CommandResult run_command(const std::vector<std::string>& argv,

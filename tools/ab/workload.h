@@ -46,6 +46,9 @@ struct Reading {
 // binder-throughput training round prints a line before the real one); nullopt if none parses.
 std::optional<double> extract_metric(const std::string& output, const std::regex& metric);
 
+// A waitpid status in words: "exited with status 1", "killed by signal 9".
+std::string describe_wait_status(int status);
+
 struct CommandResult {
   bool timed_out = false;
   int status = -1;  // waitpid status

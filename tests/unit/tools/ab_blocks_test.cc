@@ -152,7 +152,7 @@ TEST(AbBlocks, ASetupThatEndsIsAnError) {
     measure_blocks(plan, prepare, never, Schedule{});
     FAIL() << "no error";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("block 1: --block-setup ended (exit status 7)"),
+    EXPECT_NE(std::string(error.what()).find("block 1: --block-setup exited with status 7"),
               std::string::npos)
         << error.what();
     EXPECT_NE(std::string(error.what()).find("no device"), std::string::npos) << error.what();
