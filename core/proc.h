@@ -323,7 +323,7 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   // The buffer's record taken out of buffer_states_ as its buffer is freed (empty if none).
   BufferState take_buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
   // Files `state` as the record of `buffer`, in a node a freed buffer's record left if any.
-  void file_buffer_state(const alloc::Buffer& buffer, BufferState state)
+  void file_buffer_state(const alloc::Buffer* buffer, BufferState state)
       CUSED_REQUIRES(inner_lock_);
 
   // ---- translate.cc: objects (S5) and their release on free (S5.8)

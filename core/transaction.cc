@@ -273,7 +273,7 @@ TxnError Proc::deliver_reply(Thread& thread, TxnPlan& plan) {
     assume_same_lock(target_thread.inner_lock, target.inner_lock_);
     if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
     plan.state.transaction = plan.t;
-    target.file_buffer_state(*plan.buffer, std::move(plan.state));
+    target.file_buffer_state(plan.buffer, std::move(plan.state));
     pop_transaction(target_thread, *plan.in_reply_to);
     target.enqueue_thread_work(target_thread, t);
     target.outstanding_txns_++;
@@ -353,7 +353,7 @@ std::uint32_t Proc::queue_transaction(const std::shared_ptr<Transaction>& t, Thr
     return frozen ? BR_FROZEN_REPLY : BR_DEAD_REPLY;
   if (!thread && !pending_async) thread = select_thread();
   state.transaction = t;
-  file_buffer_state(*t->get_buffer(), std::move(state));
+  file_buffer_state(t->get_buffer(), std::move(state));
   if (thread) {
     // The Android kernel raises the thread it chose before it wakes (binder_proc_transaction).
     if (android_priority()) transaction_priority(*thread, *t, node);
@@ -492,14 +492,14 @@ BufferState Proc::take_buffer_state(const alloc::Buffer& buffer) {
   return state;
 }
 
-void Proc::file_buffer_state(const alloc::Buffer& buffer, BufferState state) {
+void Proc::file_buffer_state(const alloc::Buffer* buffer, BufferState state) {
   if (spare_states_.empty()) {
-    buffer_states_.emplace(&buffer, std::move(state));
+    buffer_states_.emplace(buffer, std::move(state));
     return;
   }
   BufferStates::node_type node = std::move(spare_states_.back());
   spare_states_.pop_back();
-  node.key() = &buffer;
+  node.key() = buffer;
   node.mapped() = std::move(state);
   buffer_states_.insert(std::move(node));
 }
