@@ -124,7 +124,7 @@ void Proc::write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest&
     }
   }
   if (bwr.read_size > 0) {
-    auto read = std::make_unique<PendingRead>();
+    auto read = new_read(*thread);
     read->completion = std::move(completion);
     read->bwr = bwr;
     read->nonblock = request.nonblock;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <boost/container/static_vector.hpp>
 #include <boost/intrusive/list.hpp>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/block_pool.h"
 #include "core/buffer_file.h"
 #include "core/client_mapping.h"
 #include "core/completion.h"
@@ -282,6 +284,8 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
       CUSED_EXCLUDES(inner_lock_);
   void maybe_spawn_looper(Thread& thread, PendingRead& read) CUSED_EXCLUDES(inner_lock_);
   std::unique_ptr<PendingRead> unpark(Thread& thread) CUSED_REQUIRES(inner_lock_);
+  // The read state of a new BINDER_WRITE_READ: the one the thread's last read left, or new.
+  std::unique_ptr<PendingRead> new_read(Thread& thread) CUSED_EXCLUDES(inner_lock_);
 
   // ---- transaction.cc: BC_TRANSACTION / BC_REPLY (S4)
   struct TxnPlan;
@@ -318,6 +322,9 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   BufferState* buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
   // The buffer's record taken out of buffer_states_ as its buffer is freed (empty if none).
   BufferState take_buffer_state(const alloc::Buffer& buffer) CUSED_REQUIRES(inner_lock_);
+  // Files `state` as the record of `buffer`, in a node a freed buffer's record left if any.
+  void file_buffer_state(const alloc::Buffer* buffer, BufferState state)
+      CUSED_REQUIRES(inner_lock_);
 
   // ---- translate.cc: objects (S5) and their release on free (S5.8)
   struct Translation;
@@ -469,6 +476,9 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   std::atomic<bool> receives_files_{false};
   Stats stats_;
   ObjCounter counter_;
+  // The slab caches of the transactions this proc sends and of their senders' completions.
+  const std::shared_ptr<BlockPool> transaction_pool_ = std::make_shared<BlockPool>();
+  const std::shared_ptr<BlockPool> complete_pool_ = std::make_shared<BlockPool>();
 
   const sync::LockPolicy lock_policy_;  // of the proc's locks and its nodes'
   mutable OuterLock outer_lock_;
@@ -482,7 +492,11 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   WorkList delivered_death_ CUSED_GUARDED_BY(inner_lock_);
   WorkList delivered_freeze_ CUSED_GUARDED_BY(inner_lock_);
   FreezeState freeze_ CUSED_GUARDED_BY(inner_lock_);
-  std::unordered_map<const alloc::Buffer*, BufferState> buffer_states_
+  using BufferStates = std::unordered_map<const alloc::Buffer*, BufferState>;
+  BufferStates buffer_states_ CUSED_GUARDED_BY(inner_lock_);
+  // The map nodes of the last records taken out, reused by the next ones filed: a transaction's
+  // record costs no allocation.
+  boost::container::static_vector<BufferStates::node_type, 4> spare_states_
       CUSED_GUARDED_BY(inner_lock_);
   std::uint32_t max_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;
   std::uint32_t requested_threads_ CUSED_GUARDED_BY(inner_lock_) = 0;

@@ -22,6 +22,14 @@ int PendingRead::flush() {
   return 0;
 }
 
+void PendingRead::reset() {
+  completion.reset();
+  bwr = {};
+  nonblock = false;
+  pos = out_start = 0;
+  out.clear();
+}
+
 std::shared_ptr<void> ErrorWork::owner() { return thread.shared_from_this(); }
 
 Thread::Thread(std::shared_ptr<Proc> proc, InnerLock& inner_lock, pid_t tid)

@@ -68,6 +68,8 @@ struct PendingRead {
   }
   // Writes `out` to the caller. Returns 0 or -EFAULT.
   int flush();
+  // Back to a new read's state, keeping out's capacity.
+  void reset();
 };
 
 using WaitingHook =
@@ -105,6 +107,9 @@ class Thread : public std::enable_shared_from_this<Thread> {
   // On the proc's waiting-threads list (blocked waiting for proc work, most recent first).
   WaitingHook waiting_hook;
   std::unique_ptr<PendingRead> parked CUSED_GUARDED_BY(inner_lock);
+  // The last finished read's state, emptied, for the next one (Proc::new_read): a tid makes one
+  // request at a time, so one kept is all a read needs not to allocate.
+  std::unique_ptr<PendingRead> spare_read CUSED_GUARDED_BY(inner_lock);
   std::shared_ptr<PollWaiter> poll_waiter CUSED_GUARDED_BY(inner_lock);
   ObjCounter counter;  // S10.6 `stats`: thread
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/align.h"
+#include "core/block_pool.h"
 #include "core/driver.h"
 #include "core/proc.h"
 #include "core/transaction_log.h"
@@ -50,8 +51,9 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
     thread.ee = {static_cast<__u32>(debug_id), BR_OK, 0};
     thread.payload_hint = payload_hint_for(tr);
   }
-  plan.t = std::make_shared<Transaction>(Transaction::Params{
-      debug_id, pid_, thread.tid, caller_euid, tr.code, tr.flags, reply, thread_nice(thread)});
+  plan.t = make_pooled<Transaction>(
+      transaction_pool_, Transaction::Params{debug_id, pid_, thread.tid, caller_euid, tr.code,
+                                             tr.flags, reply, thread_nice(thread)});
   count_object(plan.t->counter, ObjStat::kTransaction);
   if (!reply && !(tr.flags & TF_ONE_WAY)) {
     sync::LockGuard guard(plan.t->lock);
@@ -71,7 +73,7 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
       plan.t->sched_priority = sender_sched_priority(thread, tr.flags, *plan.target_proc);
       plan.t->is_nested = !reply && plan.target_thread != nullptr;
     }
-    plan.tcomplete = std::make_shared<CompleteWork>();
+    plan.tcomplete = make_pooled<CompleteWork>(complete_pool_);
     count_object(plan.tcomplete->counter, ObjStat::kTransactionComplete);
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
   }
@@ -271,7 +273,7 @@ TxnError Proc::deliver_reply(Thread& thread, TxnPlan& plan) {
     assume_same_lock(target_thread.inner_lock, target.inner_lock_);
     if (target_thread.is_dead) return {BR_DEAD_REPLY, 0};
     plan.state.transaction = plan.t;
-    target.buffer_states_.emplace(plan.buffer, std::move(plan.state));
+    target.file_buffer_state(plan.buffer, std::move(plan.state));
     pop_transaction(target_thread, *plan.in_reply_to);
     target.enqueue_thread_work(target_thread, t);
     target.outstanding_txns_++;
@@ -351,7 +353,7 @@ std::uint32_t Proc::queue_transaction(const std::shared_ptr<Transaction>& t, Thr
     return frozen ? BR_FROZEN_REPLY : BR_DEAD_REPLY;
   if (!thread && !pending_async) thread = select_thread();
   state.transaction = t;
-  buffer_states_.emplace(t->get_buffer(), std::move(state));
+  file_buffer_state(t->get_buffer(), std::move(state));
   if (thread) {
     // The Android kernel raises the thread it chose before it wakes (binder_proc_transaction).
     if (android_priority()) transaction_priority(*thread, *t, node);
@@ -484,9 +486,22 @@ BufferState* Proc::buffer_state(const alloc::Buffer& buffer) {
 BufferState Proc::take_buffer_state(const alloc::Buffer& buffer) {
   auto it = buffer_states_.find(&buffer);
   if (it == buffer_states_.end()) return {};
-  BufferState state = std::move(it->second);
-  buffer_states_.erase(it);
+  BufferStates::node_type node = buffer_states_.extract(it);
+  BufferState state = std::move(node.mapped());
+  if (spare_states_.size() < spare_states_.capacity()) spare_states_.push_back(std::move(node));
   return state;
+}
+
+void Proc::file_buffer_state(const alloc::Buffer* buffer, BufferState state) {
+  if (spare_states_.empty()) {
+    buffer_states_.emplace(buffer, std::move(state));
+    return;
+  }
+  BufferStates::node_type node = std::move(spare_states_.back());
+  spare_states_.pop_back();
+  node.key() = buffer;
+  node.mapped() = std::move(state);
+  buffer_states_.insert(std::move(node));
 }
 
 // binder_set_txn_from_error: a reply that failed on the replier's side is recorded for the

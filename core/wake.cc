@@ -40,7 +40,10 @@ void WakeScope::notify(std::shared_ptr<PollWaiter> waiter) {
 
 void WakeScope::answer(std::unique_ptr<Completion> completion, long result,
                        std::span<const std::byte> out) {
-  answers_.push_back({std::move(completion), result, {out.begin(), out.end()}});
+  Answer& answer = answers_.emplace_back();
+  answer.completion = std::move(completion);
+  answer.result = result;
+  answer.out.assign(out.begin(), out.end());
 }
 
 void WakeScope::drain() {

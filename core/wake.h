@@ -64,18 +64,20 @@ class WakeScope {
   struct Answer {
     std::unique_ptr<Completion> completion;
     long result;
-    std::vector<std::byte> out;
+    // The ioctl argument copied back: a binder_write_read (48 bytes) or a smaller struct.
+    boost::container::small_vector<std::byte, 48> out;
   };
   void drain();
 
   // A scope lives for one request on a daemon thread's stack; what a request wakes fits inline
-  // (a call wakes one reader), so the common request allocates nothing here.
+  // (a call wakes one reader, a reply answers the woken caller and the replier), so the common
+  // request allocates nothing here.
   const pid_t current_tid_;
   WakeScope* const outer_;
   boost::container::small_vector<Resumption, 2> resumptions_;  // FIFO from resumed_
   std::size_t resumed_ = 0;
   boost::container::small_vector<std::shared_ptr<PollWaiter>, 2> waiters_;
-  boost::container::small_vector<Answer, 1> answers_;
+  boost::container::small_vector<Answer, 2> answers_;
 };
 
 }  // namespace cused::core

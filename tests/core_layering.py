@@ -18,7 +18,7 @@ LAYERS = [
     ("sync", ["core/sync/*"]),
     # Plain values and the interfaces a host implements: they know no engine object.
     ("values", [
-        "core/align.h", "core/buffer_file.h", "core/client_mapping.h", "core/completion.h",
+        "core/align.h", "core/block_pool.h", "core/buffer_file.h", "core/client_mapping.h", "core/completion.h",
         "core/ioctl_argument.*", "core/locks.h", "core/passed_files.h", "core/prefetched_memory.*",
         "core/protocol_features.h", "core/security.*", "core/stats.*", "core/thread_priority.h",
         "core/timer.h", "core/transaction_log.*", "core/user_memory.h", "core/user_reader.*",

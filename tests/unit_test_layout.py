@@ -16,6 +16,7 @@ import sys
 TESTS = "tests/unit/core"
 # Suites that exercise the whole engine rather than one concept's rule.
 ENGINE_WIDE = {
+    "allocation_count": "heap allocations of steady-state calls through the whole engine",
     "random": "randomised command streams against the whole engine",
     "stress": "threads of several procs issuing ioctls at once",
 }

@@ -51,8 +51,9 @@ std::string format_totals(const SpaceTotals& t) {
 struct Allocator::Attempt {
   BufferNode* node = nullptr;
   int error = 0;
-  bool retry = false;  // spin_install: met a page the shrinker is reclaiming
-  PageRun pages;       // every page the buffer covers
+  bool retry = false;       // spin_install: met a page the shrinker is reclaiming
+  bool needs_node = false;  // the split needs a node and none is left: allocate one, try again
+  PageRun pages;            // every page the buffer covers
   boost::container::small_vector<std::string, 2> log;
 };
 
@@ -110,10 +111,15 @@ NewBufferResult Allocator::new_buffer(std::size_t data_size, std::size_t offsets
   const Request request{size, data_size, offsets_size, extra_buffers_size, is_async, sender_pid};
   Attempt attempt;
   try {
-    // Like the kernel, allocate the node a split may need before taking the lock.
-    auto spare = std::make_unique<BufferNode>();
+    // The node a split needs is one a merge left (the kernel's slab cache); only when none is
+    // left is one allocated, outside the lock like the kernel's, and the attempt made again.
+    std::unique_ptr<BufferNode> spare;
     for (;;) {
       attempt = try_new_buffer(request, spare);
+      if (attempt.needs_node) {
+        spare = std::make_unique<BufferNode>();
+        continue;
+      }
       if (!attempt.retry) break;
       // spin_install: the shrinker holds the install lock from isolating a page until it is
       // punched; once we get it, that page is free and can be installed afresh.
@@ -180,6 +186,10 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
     attempt.error = -ENOSPC;
     return attempt;
   }
+  if (!spare && space_.needs_node(*best, size)) {
+    attempt.needs_node = true;
+    return attempt;
+  }
   // Page metadata first (a lazy table may allocate, and nothing has changed yet if it throws).
   const std::size_t first = best->offset() / page_size_;
   const std::size_t last = (best->offset() + size - 1) / page_size_;
@@ -190,8 +200,7 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
     // spin_install met a page the shrinker isolated: undo the split and everything else, then
     // the caller waits for the shrinker and starts over.
     space_.release(node);
-    ++reclaim_conflicts_;
-    if (!spare) spare = std::make_unique<BufferNode>();
+    ++reclaim_conflicts_;  // the split's node, if any, is kept again by the merge
     attempt.pages.clear();
     attempt.retry = true;
     return attempt;

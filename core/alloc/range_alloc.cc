@@ -15,6 +15,7 @@ void RangeAlloc::clear() {
   free_.clear();
   allocated_.clear();
   buffers_.clear_and_dispose(dispose);
+  kept_.clear_and_dispose(dispose);
 }
 
 void RangeAlloc::reset(std::size_t size) {
@@ -50,7 +51,9 @@ BufferNode* RangeAlloc::take(BufferNode& node, std::size_t size,
   assert(node.free && node.size() >= size);
   free_.erase(free_.iterator_to(node));
   if (node.size() > size) {
-    BufferNode& rest = *spare.release();
+    BufferNode* kept = kept_.empty() || spare ? nullptr : &kept_.front();
+    if (kept) kept_.pop_front();
+    BufferNode& rest = kept ? *kept : *spare.release();
     rest.offset_ = node.offset() + size;
     rest.size_ = node.size() - size;
     rest.free = true;
@@ -72,7 +75,15 @@ BufferNode* RangeAlloc::find_allocated(std::size_t offset) {
 
 void RangeAlloc::absorb(BufferNode& keeper, BufferNode& victim) {
   keeper.size_ += victim.size();
-  buffers_.erase_and_dispose(buffers_.iterator_to(victim), dispose);
+  buffers_.erase(buffers_.iterator_to(victim));
+  keep(victim);
+}
+
+void RangeAlloc::keep(BufferNode& node) {
+  if (kept_.size() < kMaxKept)
+    kept_.push_back(node);
+  else
+    dispose(&node);
 }
 
 void RangeAlloc::release(BufferNode& node) {

@@ -50,9 +50,14 @@ class RangeAlloc {
   // S9.2: the smallest free buffer with capacity >= size, the lowest address among equals.
   BufferNode* best_fit(std::size_t size);
   // Takes `size` bytes from the front of free buffer `node` (S9.3); the remainder, if any,
-  // becomes the free buffer `spare` right after it (spare is consumed only then). Returns the
-  // node, now allocated and indexed by address.
+  // becomes a free buffer right after it: `spare` if given (consumed only then), else a node a
+  // merge left (needs_node() says whether the split needs `spare`). Returns the node, now
+  // allocated and indexed by address.
   BufferNode* take(BufferNode& node, std::size_t size, std::unique_ptr<BufferNode>& spare);
+  // Whether taking `size` bytes of free buffer `node` needs a node nobody has yet.
+  bool needs_node(const BufferNode& node, std::size_t size) const {
+    return node.size() > size && kept_.empty();
+  }
   // S9.9: the allocated buffer starting exactly at `offset`, or nullptr.
   BufferNode* find_allocated(std::size_t offset);
   // S9.4: frees an allocated node and merges it with free neighbours. Right after take() this
@@ -94,9 +99,19 @@ class RangeAlloc {
   void absorb(BufferNode& keeper, BufferNode& victim);
   void clear();
 
+  // Keeps a node a merge removed for the next split, or disposes of it when enough are kept.
+  void keep(BufferNode& node);
+
+  // The kernel frees a merged-away binder_buffer to its slab cache and takes the next split's
+  // from there; these nodes are that cache, so the steady state of one split per allocation and
+  // one merge per free allocates nothing.
+  static constexpr std::size_t kMaxKept = 16;
+
   std::size_t size_ = 0;
-  // Owns the nodes: every node is linked here from creation to disposal.
+  // Owns the nodes in the space: every node is linked here from its split to its merge.
   AddressList buffers_;
+  // Owns the nodes merges removed, kept for reuse.
+  AddressList kept_;
   FreeTree free_;
   AllocatedTree allocated_;
 };
