@@ -323,15 +323,13 @@ void Proc::finish_read(Thread& thread, std::unique_ptr<PendingRead> read, long r
   }
   // Queued, answered when the scope ends, after the locks: so the read's state can be kept now.
   WakeScope::current().answer(std::move(read->completion), result, bytes_of(read->bwr));
+  read->reset();  // before the lock: the read is this call's alone
   sync::LockGuard guard(inner_lock_);
   // binder_ioctl_write_read: work left on the proc queue goes to another waiting thread.
   if (!todo_.empty()) wakeup_proc();
   assume_locked(thread);
   thread.need_return = false;
-  if (!thread.spare_read) {
-    read->reset();
-    thread.spare_read = std::move(read);
-  }
+  if (!thread.spare_read) thread.spare_read = std::move(read);
 }
 
 std::unique_ptr<PendingRead> Proc::new_read(Thread& thread) {

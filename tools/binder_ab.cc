@@ -116,7 +116,6 @@ std::vector<std::string> command_to_run(const Settings& settings) {
 constexpr std::pair<LatencyPercentile, const char*> kLatencyPanels[] = {
     {LatencyPercentile::p50, "P50 latency (ms)"}, {LatencyPercentile::p99, "P99 latency (ms)"}};
 
-// A and B as their devices are now, labels checked; with --aa, both must have one variant.
 // A block's devices come with its setup: until they are there, the block is not ready (a label
 // without a spec checks nothing that would say so).
 void require_device(const char* side, const Variant& variant) {
@@ -124,6 +123,7 @@ void require_device(const char* side, const Variant& variant) {
     throw std::runtime_error(fmt::format("{}'s device {} is not there", side, variant.device));
 }
 
+// A and B as their devices are now, labels checked; with --aa, both must have one variant.
 std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
   auto a = resolve_variant(settings.a, settings.mount_dir);
   auto b = resolve_variant(settings.b, settings.mount_dir);

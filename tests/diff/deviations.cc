@@ -100,21 +100,21 @@ std::optional<DeviationMatch> fds_refused(const At& at) {
   bool kernel_sent = same_call(kl, cl) && kl.ret == "0" && kl.write_consumed >= cl.write_consumed &&
                      kl.failed_with("BR_OK", "0") && !kl.has_return("BR_FAILED_REPLY") &&
                      !kl.has_return("BR_DEAD_REPLY");
+  // The kernel stopped after the same command, failing it with extended error `ee`, and
+  // answered otherwise as cused did.
+  auto kernel_failed_alike = [&](const char* ee) {
+    return same_call(kl, cl) && kl.ret == "0" && kl.write_consumed == cl.write_consumed &&
+           kl.failed_with("BR_FAILED_REPLY", ee) && kl.returns == cl.returns;
+  };
   bool fd_first = !fd.objects.empty() && (fd.objects[0] == "fd" || fd.objects[0] == "fda");
-  bool kernel_failed_later = same_call(kl, cl) && kl.ret == "0" && fd_first &&
-                             fd.objects.size() > 1 && kl.write_consumed == cl.write_consumed &&
-                             kl.failed_with("BR_FAILED_REPLY", "-22") && kl.returns == cl.returns;
+  bool kernel_failed_later = fd_first && fd.objects.size() > 1 && kernel_failed_alike("-22");
   // EFAULT after fds only: no PTR to copy or FDA parent to read, and the data before the first
   // fd read the same on both, so the kernel faulted at a later offset that descended or lay past
   // the data (fuzz's kDescending, kPastEnd; the guest's live campaign, seed 1796309313).
   bool only_fds = !fd.objects.empty() && std::all_of(fd.objects.begin(), fd.objects.end(),
                                                      [](const auto& o) { return o == "fd"; });
-  bool kernel_faulted_later = same_call(kl, cl) && kl.ret == "0" && only_fds &&
-                              kl.write_consumed == cl.write_consumed &&
-                              kl.failed_with("BR_FAILED_REPLY", "-14") && kl.returns == cl.returns;
-  bool kernel_bad_fd = same_call(kl, cl) && kl.ret == "0" &&
-                       kl.write_consumed == cl.write_consumed &&
-                       kl.failed_with("BR_FAILED_REPLY", "-9") && kl.returns == cl.returns;
+  bool kernel_faulted_later = only_fds && kernel_failed_alike("-14");
+  bool kernel_bad_fd = kernel_failed_alike("-9");
   if (!kernel_parked && !kernel_sent && !kernel_failed_later && !kernel_faulted_later &&
       !kernel_bad_fd)
     return std::nullopt;

@@ -105,17 +105,19 @@ BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& p
   BlockMeasurements result;
   std::mt19937_64 order(plan.order_seed);
   std::bernoulli_distribution b_first(0.5);
-  ReadyFiles ready_files;
+  // Only a setup that signals gets a file to create.
+  std::optional<ReadyFiles> ready_files;
+  if (!plan.setup.empty() && plan.setup_signals_ready) ready_files.emplace();
   auto start = Clock::now();
   for (int block = 1; block <= plan.blocks; ++block) {
     auto block_start = Clock::now();
     // This block's share of what is left of the budget (its setup included).
     auto share = (schedule.budget - (block_start - start)) / (plan.blocks - block + 1);
     std::optional<BlockSetup> setup;
-    std::string ready_file = ready_files.of_block(block);
+    std::string ready_file = ready_files ? ready_files->of_block(block) : "";
     if (!plan.setup.empty()) setup.emplace(plan.setup, block, ready_file);
-    auto [a, b] = wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block,
-                                   setup && plan.setup_signals_ready ? ready_file : "");
+    auto [a, b] =
+        wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block, ready_file);
     if (block == 1) {
       result.a = a;
       result.b = b;

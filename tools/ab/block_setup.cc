@@ -26,7 +26,7 @@ std::vector<std::string> environment_with_block(int block, const std::string& re
   for (char** entry = environ; *entry != nullptr; ++entry)
     if (!one_of_ours(*entry)) entries.emplace_back(*entry);
   entries.push_back("CUSED_AB_BLOCK=" + std::to_string(block));
-  entries.push_back("CUSED_AB_READY=" + ready_file);
+  if (!ready_file.empty()) entries.push_back("CUSED_AB_READY=" + ready_file);
   return entries;
 }
 

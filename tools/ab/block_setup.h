@@ -13,10 +13,10 @@ namespace cused::tools::ab {
 
 class BlockSetup {
  public:
-  // Starts `/bin/sh -c command` with CUSED_AB_BLOCK=block (1-based) and CUSED_AB_READY=
-  // ready_file (the path a setup creates once its state is ready, for --block-signals-ready) in
-  // its environment, stdin from /dev/null and its stdout on binder-ab's stderr (the table stays
-  // alone on stdout). Throws std::system_error if it cannot start.
+  // Starts `/bin/sh -c command` with CUSED_AB_BLOCK=block (1-based) and, unless `ready_file` is
+  // empty, CUSED_AB_READY=ready_file (the path a setup creates once its state is ready, for
+  // --block-signals-ready) in its environment, stdin from /dev/null and its stdout on binder-ab's
+  // stderr (the table stays alone on stdout). Throws std::system_error if it cannot start.
   BlockSetup(const std::string& command, int block, const std::string& ready_file);
   // stop(), whatever path leaves the block.
   ~BlockSetup();
