@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -113,8 +114,34 @@ std::vector<std::string> command_to_run(const Settings& settings) {
 }
 
 // --latency's secondary metrics, in the order measure() reads them and the panels show them.
-constexpr std::pair<LatencyPercentile, const char*> kLatencyPanels[] = {
-    {LatencyPercentile::p50, "P50 latency (ms)"}, {LatencyPercentile::p99, "P99 latency (ms)"}};
+// binderThroughputTest's bucket line has no P99.9: that panel is shown for programs that print
+// the precise line (cused's binder-throughput) and left out for those that print none.
+struct LatencyPanel {
+  LatencyPercentile percentile;
+  const char* name;
+  bool every_program;  // false: a program may not print it at all
+};
+constexpr LatencyPanel kLatencyPanels[] = {{LatencyPercentile::p50, "P50 latency (ms)", true},
+                                           {LatencyPercentile::p90, "P90 latency (ms)", true},
+                                           {LatencyPercentile::p99, "P99 latency (ms)", true},
+                                           {LatencyPercentile::p999, "P99.9 latency (ms)", false}};
+
+// A reading a program does not offer at all, told apart from a missing one (an error).
+constexpr double kNotOffered = std::numeric_limits<double>::quiet_NaN();
+
+// A panel's runs: offered by all (kept), by none (left out), or by some only (an error: the
+// same program printed it in one run and not in another).
+bool offered_by_all(const LatencyPanel& panel, const std::vector<double>& runs_a,
+                    const std::vector<double>& runs_b) {
+  auto offered = [](double value) { return !std::isnan(value); };
+  auto count = std::count_if(runs_a.begin(), runs_a.end(), offered) +
+               std::count_if(runs_b.begin(), runs_b.end(), offered);
+  if (count == 0) return false;
+  if (static_cast<std::size_t>(count) != runs_a.size() + runs_b.size())
+    throw std::runtime_error(fmt::format("{}: printed in {} of {} runs only", panel.name, count,
+                                         runs_a.size() + runs_b.size()));
+  return true;
+}
 
 // A block's devices come with its setup: until they are there, the block is not ready (a label
 // without a spec checks nothing that would say so).
@@ -162,8 +189,10 @@ Measurements measure_pairs(const Settings& settings, const Analysis& analysis, c
   if (settings.latency)
     for (const auto& panel : kLatencyPanels)
       metrics.secondary.push_back(
-          [percentile = panel.first, command = analysis.command](const std::string& out) {
-            return read_latency(out, percentile, command);
+          [panel, command = analysis.command](const std::string& out) -> std::optional<Reading> {
+            auto reading = read_latency(out, panel.percentile, command);
+            if (!reading && !panel.every_program) return Reading{kNotOffered, 0};
+            return reading;
           });
   auto measurements = measure(a, b, analysis.command, metrics, schedule,
                               settings.verbose ? stderr : nullptr, observer);
@@ -197,8 +226,11 @@ Analysis measure_and_analyze(const Settings& settings) {
     measurements = measure_pairs(settings, analysis, analysis.a, analysis.b, settings.schedule, 1);
   }
   for (std::size_t i = 0; i < measurements.secondary_a.size(); ++i) {
+    if (!offered_by_all(kLatencyPanels[i], measurements.secondary_a[i],
+                        measurements.secondary_b[i]))
+      continue;
     SecondaryMetric metric;
-    metric.name = kLatencyPanels[i].second;
+    metric.name = kLatencyPanels[i].name;
     metric.better = Better::lower;
     metric.runs_a = std::move(measurements.secondary_a[i]);
     metric.runs_b = std::move(measurements.secondary_b[i]);

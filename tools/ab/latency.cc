@@ -21,10 +21,33 @@ std::optional<double> max_latency_us(const std::vector<std::string>& words, std:
   return std::strtod(digits.c_str(), nullptr);
 }
 
-std::regex precise_pattern(LatencyPercentile percentile) {
-  return std::regex(percentile == LatencyPercentile::p50
-                        ? R"(precise latency percentiles \(us[^)]*\):.* P50 ([0-9.eE+-]+))"
-                        : R"(precise latency percentiles \(us[^)]*\):.* P99 ([0-9.eE+-]+))");
+// A percentile's name in binder-throughput's precise line, and its label in binderThroughputTest's
+// bucket line ("" where that line has none).
+struct PercentileNames {
+  const char* precise;
+  const char* bucket;
+};
+PercentileNames names_of(LatencyPercentile percentile) {
+  switch (percentile) {
+    case LatencyPercentile::p50:
+      return {"P50", "50%"};
+    case LatencyPercentile::p90:
+      return {"P90", "90%"};
+    case LatencyPercentile::p99:
+      return {"P99", "99%"};
+    case LatencyPercentile::p999:
+      break;
+  }
+  return {"P99\\.9", ""};
+}
+
+std::regex precise_pattern(const PercentileNames& names) {
+  return std::regex(std::string(R"(precise latency percentiles \(us[^)]*\):.* )") + names.precise +
+                    " ([0-9.eE+-]+)");
+}
+
+std::regex bucket_pattern(const PercentileNames& names) {
+  return std::regex(std::string(R"((?:^|\s))") + names.bucket + R"(: ([0-9.eE+-]+))");
 }
 
 }  // namespace
@@ -41,10 +64,10 @@ double bucket_width_ms(const std::string& output, const std::vector<std::string>
 
 std::optional<Reading> read_latency(const std::string& output, LatencyPercentile percentile,
                                     const std::vector<std::string>& command) {
-  if (auto us = extract_metric(output, precise_pattern(percentile))) return Reading{*us / 1e3, 0};
-  auto bucket_line =
-      std::regex(percentile == LatencyPercentile::p50 ? kLatencyP50Metric : kLatencyP99Metric);
-  if (auto ms = extract_metric(output, bucket_line))
+  const PercentileNames names = names_of(percentile);
+  if (auto us = extract_metric(output, precise_pattern(names))) return Reading{*us / 1e3, 0};
+  if (*names.bucket == '\0') return std::nullopt;
+  if (auto ms = extract_metric(output, bucket_pattern(names)))
     return Reading{*ms, bucket_width_ms(output, command)};
   return std::nullopt;
 }

@@ -1,8 +1,10 @@
-// binder-ab --latency: a run's P50 or P99 latency in ms, read from what binder-throughput prints.
+// binder-ab --latency: a run's P50, P90, P99 or P99.9 latency in ms, read from what
+// binder-throughput prints.
 // cused's binder-throughput prints precise percentiles ("precise latency percentiles (us, within
 // 0.4 %): P50 X P90 X P99 X P99.9 X"); Google's binderThroughputTest prints only its bucket line
 // ("50%: X 90%: X 95%: X 99%: X", ms), each value the midpoint of one of 128 buckets, so the
-// reading then carries the bucket width for the verdict (quantized_verdict.h).
+// reading then carries the bucket width for the verdict (quantized_verdict.h). The bucket line
+// has no P99.9: a P99.9 panel is only for programs that print the precise line.
 #pragma once
 
 #include <optional>
@@ -13,7 +15,7 @@
 
 namespace cused::tools::ab {
 
-enum class LatencyPercentile { p50, p99 };
+enum class LatencyPercentile { p50, p90, p99, p999 };
 
 // The precise line when the output has one, else the bucket line with its bucket width as the
 // resolution; nullopt when it has neither. `command` is the workload as run (its -m counts).

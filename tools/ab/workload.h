@@ -30,10 +30,6 @@ std::vector<std::string> substitute(const std::vector<std::string>& words, const
 
 // binder-throughput's "iterations per sec: N".
 inline constexpr const char* kDefaultMetric = R"(iterations per sec: ([0-9.eE+-]+))";
-// binderThroughputTest's latency percentiles, in ms, from its line "50%: X 90%: X 95%: X 99%: X"
-// (--latency reads cused's precise line first: latency.h).
-inline constexpr const char* kLatencyP50Metric = R"((?:^|\s)50%: ([0-9.eE+-]+))";
-inline constexpr const char* kLatencyP99Metric = R"((?:^|\s)99%: ([0-9.eE+-]+))";
 
 // A number read from a run's output and its resolution: the width of the buckets it is the
 // midpoint of (binderThroughputTest's latency percentiles), 0 when it is as precise as printed.

@@ -29,6 +29,22 @@ TEST(AbLatencyReading, PrefersThePreciseLine) {
   auto p99 = read_latency(output, LatencyPercentile::p99, {"binder-throughput"});
   ASSERT_TRUE(p99);
   EXPECT_DOUBLE_EQ(p99->value, 0.05825);  // P99, not P99.9
+  auto p90 = read_latency(output, LatencyPercentile::p90, {"binder-throughput"});
+  ASSERT_TRUE(p90);
+  EXPECT_DOUBLE_EQ(p90->value, 0.031);
+  auto p999 = read_latency(output, LatencyPercentile::p999, {"binder-throughput"});
+  ASSERT_TRUE(p999);
+  EXPECT_DOUBLE_EQ(p999->value, 0.211);
+}
+
+// The bucket line has 90 % but no 99.9 %: P90 comes with its bucket width, P99.9 not at all.
+TEST(AbLatencyReading, TheBucketLineHasP90ButNoP999) {
+  std::string output = std::string("iterations per sec: 9000\n") + kBucketLine;
+  auto p90 = read_latency(output, LatencyPercentile::p90, {"binderThroughputTest", "-m", "8000"});
+  ASSERT_TRUE(p90);
+  EXPECT_DOUBLE_EQ(p90->value, 0.195312);
+  EXPECT_DOUBLE_EQ(p90->resolution, 0.0625);
+  EXPECT_FALSE(read_latency(output, LatencyPercentile::p999, {"binderThroughputTest"}));
 }
 
 // Google's binderThroughputTest: 128 buckets over -m (default 50 ms), or over twice the
@@ -177,6 +193,45 @@ TEST(AbLatencyTool, ReadsThePreciseLineWhenThereIsOne) {
             std::string::npos)
       << output;
   EXPECT_EQ(output.find("buckets"), std::string::npos) << output;
+}
+
+// Issue 29 point 3: every exact percentile binder-throughput prints gets its panel.
+TEST(AbLatencyTool, ThePreciseLineGivesP50P90P99AndP999Panels) {
+  auto output = run_binder_ab(
+      "case {label} in /variant-a) p=20;; *) p=30;; esac; echo 'iterations per sec: 100'; "
+      "echo \"precise latency percentiles (us, within 0.4 %): P50 10 P90 $p P99 40 P99.9 $p\"");
+  EXPECT_NE(output.find("shell, P90 latency (ms): B/A 1.500 [1.500, 1.500]; B is 50.0 % slower"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("shell, P99.9 latency (ms): B/A 1.500 [1.500, 1.500]; B is 50.0 % slower"),
+            std::string::npos)
+      << output;
+}
+
+// binderThroughputTest prints no 99.9 %: no P99.9 panel, the others as before.
+TEST(AbLatencyTool, ABucketLineAloneGetsNoP999Panel) {
+  auto output = run_binder_ab(
+      "echo 'iterations per sec: 100'; "
+      "echo '50%: 0.03125 90%: 0.03125 95%: 0.03125 99%: 0.09375 '");
+  EXPECT_NE(output.find("shell, P90 latency (ms)"), std::string::npos) << output;
+  EXPECT_EQ(output.find("P99.9"), std::string::npos) << output;
+}
+
+// A percentile printed in some runs only is a broken workload, not a panel with holes.
+TEST(AbLatencyTool, AP999InSomeRunsOnlyIsAnError) {
+  const char* binary = std::getenv("BINDER_AB_BINARY");
+  ASSERT_NE(binary, nullptr);
+  auto result = run_command(
+      {binary, "--latency", "--runs", "8", "--warmup", "0", "--progress", "none", "/variant-a",
+       "/variant-b", "--", "sh", "-c",
+       "echo 'iterations per sec: 100'; case {label} in /variant-a) "
+       "echo 'precise latency percentiles (us, within 0.4 %): P50 1 P90 2 P99 3 P99.9 4';; "
+       "*) echo 'precise latency percentiles (us, within 0.4 %): P50 1 P90 2 P99 3';; esac"},
+      60s);
+  EXPECT_FALSE(result.succeeded());
+  EXPECT_NE(result.output.find("P99.9 latency (ms): printed in 8 of 16 runs only"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST(AbLatencyTool, SaysWhenTheBucketsCannotResolve) {
