@@ -124,11 +124,12 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   const unsigned spin_rounds_;
   const unsigned handoff_after_;
   const bool coalesce_wakeups_;
+  // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time. (Here,
+  // in the padding after the flag, the steal window's fields cost 16 bytes, not 24.)
+  SpinLock wait_lock_;
   const std::chrono::nanoseconds steal_window_;
   // steady_clock time (ns) of the unlock that last set kWakePending, when steal_window_ > 0.
   std::atomic<std::int64_t> wake_marked_at_ns_{0};
-  // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
-  SpinLock wait_lock_;
   Observer* observer_ = nullptr;
   detail::WaitQueue queue_ CUSED_GUARDED_BY(wait_lock_);
 };
