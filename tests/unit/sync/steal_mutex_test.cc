@@ -97,18 +97,23 @@ class StealMutexTest : public ::testing::Test {
     LockGuard guard(order_lock_);
     return std::find(order_.begin(), order_.end(), name) != order_.end();
   }
-  // The lock is released with the woken waiter held before it runs; after `pause`, a running
-  // contender's try_lock takes the lock first, the waiter loses once and gets a handoff.
-  void expect_steal_before_pickup(StealMutex::Tuning tuning, std::chrono::nanoseconds pause) {
-    StealMutex lock(tuning);
-    Scheduler scheduler;
+  // Queues "waiter" behind the test and releases the lock: the unlock marks a wake-up pending and
+  // wakes the waiter, which `scheduler` holds before it runs. Returns `pause` after that.
+  void release_to_held_waiter(StealMutex& lock, Scheduler& scheduler,
+                              std::chrono::nanoseconds pause) {
     lock.set_observer(&scheduler);
     lock.lock();
     start_waiter(lock, "waiter");
-
-    lock.unlock();  // releases, marks a wake-up pending and wakes the waiter: held before it runs
+    lock.unlock();
     scheduler.await_waking();
     std::this_thread::sleep_for(pause);
+  }
+  // `pause` after the release to the held waiter, a running contender's try_lock takes the lock
+  // first; the waiter loses once and gets a handoff.
+  void expect_steal_before_pickup(StealMutex::Tuning tuning, std::chrono::nanoseconds pause) {
+    StealMutex lock(tuning);
+    Scheduler scheduler;
+    release_to_held_waiter(lock, scheduler, pause);
     if (!lock.try_lock()) {
       scheduler.let_run();
       finish();
@@ -236,13 +241,7 @@ TEST_F(StealMutexTest, WithinTheStealWindowARunningContenderTakesTheLockBeforeTh
 TEST_F(StealMutexTest, AfterTheStealWindowTheFreeLockIsReservedForTheWokenWaiter) {
   StealMutex lock({.spin_rounds = 0, .steal_window = std::chrono::microseconds(1)});
   Scheduler scheduler;
-  lock.set_observer(&scheduler);
-  lock.lock();
-  start_waiter(lock, "waiter");
-
-  lock.unlock();  // releases, marks a wake-up pending and wakes the waiter: held before it runs
-  scheduler.await_waking();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1));  // far past the window
+  release_to_held_waiter(lock, scheduler, std::chrono::milliseconds(1));  // far past the window
   EXPECT_FALSE(try_lock_and_release(lock))
       << "the free lock is the woken waiter's after the window";
   start_waiter(lock, "contender");
