@@ -31,13 +31,14 @@ StealMutex::StealMutex(Tuning tuning)
       steal_window_(std::max(tuning.steal_window, std::chrono::nanoseconds::zero())) {}
 
 // Why refusing a free lock cannot lose a wake-up: kWakePending is set, so the first waiter has been
-// told kWoken and is coming. It clears the mark when it runs and, ignoring the window, takes a free
-// lock (or, if a steal made after it cleared the mark beat it, requests a handoff); whoever holds
-// the lock then finds the contenders that queued meanwhile counted in the word and wakes the first
-// at its unlock. The time is read relaxed and may be stale (another release's, or not yet stored:
-// release_contended stores it after its compare-and-swap), but every stored time was read before
-// the compare-and-swap that set the mark it belongs to, so none is later than the current mark's:
-// a stale time can only end the window early and make a contender queue sooner.
+// told kWoken (or is about to be, by the unlock that set the mark) and is coming. It clears the
+// mark when it runs and, ignoring the window, takes a free lock (or, if a steal made after it
+// cleared the mark beat it, requests a handoff); whoever holds the lock then finds the contenders
+// that queued meanwhile counted in the word and wakes the first at its unlock. The time is read
+// relaxed and may be stale (another release's, or not yet stored: release_contended stores it
+// after its compare-and-swap), but every stored time was read before the compare-and-swap that
+// set the mark it belongs to, so none is later than the current mark's: a stale time can only end
+// the window early and make a contender queue sooner.
 bool StealMutex::within_steal_window() const {
   return now_ns() < wake_marked_at_ns_.load(std::memory_order_relaxed) + steal_window_.count();
 }
