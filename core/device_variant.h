@@ -2,7 +2,7 @@
 // binder-control and binderctl accept and what stats and logs print.
 //
 //   alloc_lock=mutex|spin|spin-install,pages=eager|lazy,
-//   lock_policy=barging|spin-then-park|handoff|steal,defer_complete=on|off
+//   lock_policy=barging|spin-then-park|handoff|steal|steal-window,defer_complete=on|off
 //
 // Any subset of the keys, in any order; keys not given keep the base variant's value.
 #pragma once

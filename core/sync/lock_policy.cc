@@ -12,6 +12,8 @@ std::string_view to_string(LockPolicy policy) {
       return "handoff";
     case LockPolicy::kSteal:
       return "steal";
+    case LockPolicy::kStealWindow:
+      return "steal-window";
   }
   return "unknown";
 }

@@ -15,16 +15,18 @@ enum class LockPolicy {
   kSpinThenPark,  // "spin-then-park": sync::SpinThenParkMutex, barging plus a bounded spin
   kHandoff,       // "handoff": sync::HandoffMutex, FIFO, ownership passed to the first waiter
   kSteal,         // "steal": sync::StealMutex, released to be stolen until the woken waiter runs
+  kStealWindow,   // "steal-window": sync::StealMutex, stolen only briefly, then kept for the waiter
 };
 
 inline constexpr std::array kLockPolicies = {LockPolicy::kBarging, LockPolicy::kSpinThenPark,
-                                             LockPolicy::kHandoff, LockPolicy::kSteal};
+                                             LockPolicy::kHandoff, LockPolicy::kSteal,
+                                             LockPolicy::kStealWindow};
 
 // The name used in lock_policy= and in every stats line.
 std::string_view to_string(LockPolicy policy);
 // The policy a lock_policy= value names, exactly as to_string spells it; nullopt otherwise.
 std::optional<LockPolicy> parse_lock_policy(std::string_view name);
-// "barging|spin-then-park|handoff|steal", for usage and error messages.
+// "barging|spin-then-park|handoff|steal|steal-window", for usage and error messages.
 std::string lock_policy_names();
 
 }  // namespace cused::sync

@@ -1,6 +1,6 @@
-// sync::PolicyMutex: a sleeping lock whose policy (barging, spin-then-park, handoff, steal) is
-// chosen when it is constructed. The proc and node locks are PolicyMutexes, so the lock_policy= of
-// a device's variant decides how the locks of the procs opened afterwards behave.
+// sync::PolicyMutex: a sleeping lock whose policy (barging, spin-then-park, handoff, steal,
+// steal-window) is chosen when it is constructed. The proc and node locks are PolicyMutexes, so the
+// lock_policy= of a device's variant decides how the locks of the procs opened afterwards behave.
 //
 // Dispatch cost. The policy never changes after construction, so each lock()/unlock() is a switch
 // on the variant's index, a branch that is perfectly predicted at any call site that keeps seeing
@@ -41,8 +41,9 @@ class CUSED_CAPABILITY("mutex") PolicyMutex {
   }
 
  private:
-  // Alternatives in LockPolicy's order, so that the index is the policy.
-  using Impl = std::variant<Mutex, SpinThenParkMutex, HandoffMutex, StealMutex>;
+  // Alternatives in LockPolicy's order, so that the index is the policy (steal-window is a tuning
+  // of StealMutex, hence the type twice, and construction by index).
+  using Impl = std::variant<Mutex, SpinThenParkMutex, HandoffMutex, StealMutex, StealMutex>;
   static_assert(std::variant_size_v<Impl> == kLockPolicies.size());
   static Impl make(LockPolicy policy);
 

@@ -7,9 +7,15 @@
 // losses it requests a handoff: the next unlock passes ownership to it directly, as the kernel does
 // with MUTEX_FLAG_HANDOFF (there, after one loss). So once first, a waiter loses at most
 // `handoff_after` times. docs/locking.md has the exact rules.
+//
+// With a steal window (Tuning::steal_window, lock_policy=steal-window, issue 33) a running
+// contender may steal only for that long after the unlock that woke the first waiter; after it, the
+// free lock is reserved for the woken waiter, and contenders queue behind it (a handoff that
+// running threads may pre-empt only briefly: proxy execution's "steal + handoff").
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -33,7 +39,19 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
     // false: every unlock with waiters takes the wait lock to wake the first waiter, as the
     // kernel's unlock does; kept to measure what the mark is worth.
     bool coalesce_wakeups = true;
+    // How long after the unlock that woke the first waiter running contenders may still steal the
+    // free lock; after that it is reserved for the woken waiter until it runs. 0: no limit, the
+    // lock is stealable until the woken waiter runs (lock_policy=steal). The window is measured
+    // from the kWakePending mark, so a window forces coalesce_wakeups on.
+    std::chrono::nanoseconds steal_window{0};
   };
+
+  // lock_policy=steal-window's window. A futex wake-up takes several µs to get the woken waiter
+  // running here (about 5 µs, SpinThenParkMutex::kDefaultSpinRounds), so 2 µs lets the contenders
+  // that are already at the lock (spinning or just arriving, the steals that make stealing pay)
+  // have it, about 40 pauses of ~50 ns, and reserves the rest of the wake-up latency for the
+  // woken waiter, which thus loses rarely instead of up to once per wake-up.
+  static constexpr std::chrono::nanoseconds kDefaultStealWindow = std::chrono::microseconds(2);
 
   StealMutex() : StealMutex(Tuning{}) {}
   explicit StealMutex(Tuning tuning);
@@ -47,6 +65,9 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   class Observer {
    public:
     virtual ~Observer() = default;
+    // An unlock woke this waiter, which has not claimed the wake-up yet (kWakePending is still
+    // set): for the lock it is not running, and a steal window still applies.
+    virtual void waking() {}
     // An unlock woke this waiter; it is about to compete for the lock.
     virtual void woken() {}
     // It competed and found the lock taken; `losses` so far.
@@ -71,12 +92,21 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   void acquire() {
     if (!try_acquire()) acquire_contended();
   }
-  // Takes the lock if it is free, waiters or not: this is the steal.
-  bool try_acquire() { return detail::try_lock_word(word_); }
+  // Takes the lock if it is free, waiters or not: this is the steal. The uncontended case is one
+  // compare-and-swap; the window's clock is read only for a word that shows kWakePending.
+  bool try_acquire() {
+    return detail::try_lock_word(word_, [this](std::uint32_t seen) { return may_steal(seen); });
+  }
   void release() {
     std::uint32_t seen;
     if (!detail::unlock_word_if_alone(word_, seen)) release_contended(seen);
   }
+
+  // Whether a running contender may take the free word `seen` (the woken first waiter may always).
+  bool may_steal(std::uint32_t seen) const {
+    return !(seen & kWakePending) || steal_window_.count() == 0 || within_steal_window();
+  }
+  bool within_steal_window() const;
 
   void acquire_contended() CUSED_EXCLUDES(wait_lock_);
   bool spin_to_steal();
@@ -87,15 +117,19 @@ class CUSED_CAPABILITY("mutex") StealMutex : public LockApi<StealMutex> {
   void release_contended(std::uint32_t seen) CUSED_EXCLUDES(wait_lock_);
   void wake_first() CUSED_EXCLUDES(wait_lock_);
   void hand_over() CUSED_EXCLUDES(wait_lock_);
-  void notify_woken();
-  void notify_lost(unsigned losses);
+  template <typename Call>
+  void notify(Call call);
 
   std::atomic<std::uint32_t> word_{0};
   const unsigned spin_rounds_;
   const unsigned handoff_after_;
   const bool coalesce_wakeups_;
-  // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time.
+  // The kernel mutex's wait_lock: guards the queue, held for a few instructions at a time. (Here,
+  // in the padding after the flag, the steal window's fields cost 16 bytes, not 24.)
   SpinLock wait_lock_;
+  const std::chrono::nanoseconds steal_window_;
+  // steady_clock time (ns) of the unlock that last set kWakePending, when steal_window_ > 0.
+  std::atomic<std::int64_t> wake_marked_at_ns_{0};
   Observer* observer_ = nullptr;
   detail::WaitQueue queue_ CUSED_GUARDED_BY(wait_lock_);
 };

@@ -55,12 +55,18 @@ inline constexpr std::uint32_t kLocked = 1;
 inline constexpr std::uint32_t kOneWaiter = 1u << 8;
 inline constexpr std::uint32_t waiters_in(std::uint32_t word) { return word / kOneWaiter; }
 
-// Sets kLocked if it is clear, whether threads are queued or not.
-inline bool try_lock_word(std::atomic<std::uint32_t>& word) {
+// Takes any free word: the rule of HandoffMutex and of StealMutex without a steal window.
+inline constexpr auto kAnyFreeWord = [](std::uint32_t) { return true; };
+
+// Sets kLocked if it is clear and may_take(word) allows it, whether threads are queued or not. The
+// first attempt assumes a word of 0 and so is a single compare-and-swap; may_take is consulted only
+// for a word with other bits set (StealMutex's steal window reads the clock there).
+template <typename MayTake = decltype(kAnyFreeWord)>
+bool try_lock_word(std::atomic<std::uint32_t>& word, MayTake may_take = kAnyFreeWord) {
   std::uint32_t seen = 0;
   while (!word.compare_exchange_weak(seen, seen | kLocked, std::memory_order_acquire,
                                      std::memory_order_relaxed))
-    if (seen & kLocked) return false;
+    if ((seen & kLocked) || !may_take(seen)) return false;
   return true;
 }
 
@@ -75,7 +81,24 @@ inline bool unlock_word_if_alone(std::atomic<std::uint32_t>& word, std::uint32_t
 // Called with the queue's wait lock held: takes the lock as try_lock_word does, or else counts
 // `self` in the word and queues it last. Holding the wait lock makes this atomic against the
 // unlock's slow path, which takes the wait lock too: the unlock either frees the word before we
-// look at it, or sees us counted and finds us queued.
-bool lock_word_or_queue(std::atomic<std::uint32_t>& word, WaitQueue& queue, Waiter& self);
+// look at it, or sees us counted and finds us queued. A free word that may_take refuses is queued
+// on too (StealMutex's steal window: the lock is reserved for a woken waiter that is about to run,
+// and whose own unlock will wake the next one).
+template <typename MayTake = decltype(kAnyFreeWord)>
+bool lock_word_or_queue(std::atomic<std::uint32_t>& word, WaitQueue& queue, Waiter& self,
+                        MayTake may_take = kAnyFreeWord) {
+  std::uint32_t seen = word.load(std::memory_order_relaxed);
+  for (;;) {
+    if (!(seen & kLocked) && may_take(seen)) {
+      if (word.compare_exchange_weak(seen, seen | kLocked, std::memory_order_acquire,
+                                     std::memory_order_relaxed))
+        return true;
+    } else if (word.compare_exchange_weak(seen, seen + kOneWaiter, std::memory_order_relaxed,
+                                          std::memory_order_relaxed)) {
+      queue.push_back(self);
+      return false;
+    }
+  }
+}
 
 }  // namespace cused::sync::detail

@@ -168,6 +168,7 @@ using Barging = PolicyMutexOf<LockPolicy::kBarging>;
 using SpinThenPark = PolicyMutexOf<LockPolicy::kSpinThenPark>;
 using Handoff = PolicyMutexOf<LockPolicy::kHandoff>;
 using Steal = PolicyMutexOf<LockPolicy::kSteal>;
+using StealWindow = PolicyMutexOf<LockPolicy::kStealWindow>;
 
 // Not lock_policy= values (yet): the steal rule without its starvation bound, without its
 // optimistic spin, and waking on every unlock as the kernel does, to measure what each is worth.
@@ -200,6 +201,7 @@ CUSED_FAIRNESS(Barging);
 CUSED_FAIRNESS(SpinThenPark);
 CUSED_FAIRNESS(Handoff);
 CUSED_FAIRNESS(Steal);
+CUSED_FAIRNESS(StealWindow);
 CUSED_FAIRNESS(StealNeverHandOff);
 CUSED_FAIRNESS(StealNoSpin);
 CUSED_FAIRNESS(StealEveryUnlockWakes);
@@ -214,6 +216,7 @@ BENCHMARK_TEMPLATE(BM_Uncontended, Barging);
 BENCHMARK_TEMPLATE(BM_Uncontended, SpinThenPark);
 BENCHMARK_TEMPLATE(BM_Uncontended, Handoff);
 BENCHMARK_TEMPLATE(BM_Uncontended, Steal);
+BENCHMARK_TEMPLATE(BM_Uncontended, StealWindow);
 
 #define CUSED_CONTENDED(Lock) \
   BENCHMARK_TEMPLATE(BM_Contended, Lock)->Arg(0)->Arg(3)->ThreadRange(1, 8)->UseRealTime()
@@ -223,6 +226,7 @@ CUSED_CONTENDED(Barging);
 CUSED_CONTENDED(SpinThenPark);
 CUSED_CONTENDED(Handoff);
 CUSED_CONTENDED(Steal);
+CUSED_CONTENDED(StealWindow);
 
 }  // namespace
 }  // namespace cused::sync

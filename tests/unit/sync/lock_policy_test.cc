@@ -18,11 +18,14 @@ TEST(LockPolicy, NamesAreTheDocumentedOnes) {
   EXPECT_EQ(parse_lock_policy("spin-then-park"), LockPolicy::kSpinThenPark);
   EXPECT_EQ(parse_lock_policy("handoff"), LockPolicy::kHandoff);
   EXPECT_EQ(parse_lock_policy("steal"), LockPolicy::kSteal);
-  EXPECT_EQ(lock_policy_names(), "barging|spin-then-park|handoff|steal");
+  // issue 33: "steal + handoff" of the proxy-execution table (docs/locking.md, steal-window)
+  EXPECT_EQ(parse_lock_policy("steal-window"), LockPolicy::kStealWindow);
+  EXPECT_EQ(lock_policy_names(), "barging|spin-then-park|handoff|steal|steal-window");
 }
 
 TEST(LockPolicy, UnknownNamesAreRejected) {
-  for (const char* name : {"", "spin", "Barging", "handoff ", "fifo", "steal=1"})
+  for (const char* name :
+       {"", "spin", "Barging", "handoff ", "fifo", "steal=1", "steal_window", "steal-window=2us"})
     EXPECT_EQ(parse_lock_policy(name), std::nullopt) << '"' << name << '"';
 }
 

@@ -51,7 +51,8 @@ using AllLocks =
     ::testing::Types<Mutex, SpinThenParkMutex, HandoffMutex, StealMutex, StealMutexNoSpin,
                      StealMutexNoHandoff, StealMutexEveryUnlockWakes, SpinLock,
                      PolicyMutexOf<LockPolicy::kBarging>, PolicyMutexOf<LockPolicy::kSpinThenPark>,
-                     PolicyMutexOf<LockPolicy::kHandoff>, PolicyMutexOf<LockPolicy::kSteal>>;
+                     PolicyMutexOf<LockPolicy::kHandoff>, PolicyMutexOf<LockPolicy::kSteal>,
+                     PolicyMutexOf<LockPolicy::kStealWindow>>;
 
 // A counter whose increment is a non-atomic read-modify-write, with a window in which a second
 // holder would lose an increment (and which TSan reports as a race unless the lock orders the
@@ -87,7 +88,8 @@ struct LockNames {
                                           "PolicyMutex_barging",
                                           "PolicyMutex_spin_then_park",
                                           "PolicyMutex_handoff",
-                                          "PolicyMutex_steal"};
+                                          "PolicyMutex_steal",
+                                          "PolicyMutex_steal_window"};
     return kNames.at(index);
   }
 };

@@ -5,11 +5,16 @@
 //  * the woken waiter that finds the lock taken stays first and sleeps again;
 //  * after `handoff_after` such losses it requests a handoff, and the next unlock passes the lock
 //    to it directly (the kernel's MUTEX_FLAG_HANDOFF, after one loss there).
+// And the steal window (issue 33, lock_policy=steal-window, docs/locking.md "steal-window"): the
+// woken waiter is held before it runs for the lock (kWakePending still set), where the window
+// decides whether a running contender may take the released lock.
 #include "core/sync/steal_mutex.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <latch>
 #include <semaphore>
 #include <string>
@@ -50,6 +55,23 @@ class Referee : public StealMutex::Observer {
   std::counting_semaphore<> lost_{0};
 };
 
+// Holds each woken waiter before it claims its wake-up (StealMutex::Observer::waking): for the lock
+// it has not run yet, as if the scheduler had not got to it.
+class Scheduler : public StealMutex::Observer {
+ public:
+  void waking() override {
+    waking_.release();
+    run_.acquire();
+  }
+
+  void await_waking() { waking_.acquire(); }
+  void let_run() { run_.release(); }
+
+ private:
+  std::counting_semaphore<> waking_{0};
+  std::counting_semaphore<> run_{0};
+};
+
 class StealMutexTest : public ::testing::Test {
  protected:
   // A thread that queues on `lock` (held by the test), records its turn, and holds the lock until
@@ -63,12 +85,45 @@ class StealMutexTest : public ::testing::Test {
       }
       waiters_done_.fetch_add(1);
     });
+    // A thread that takes the lock instead of queuing is a failure for the test to report.
     const std::size_t queued = threads_.size();
-    wait_until([&] { return lock.waiters() == queued; }, "the waiter to queue");
+    wait_until([&] { return lock.waiters() == queued || recorded(name); }, "the waiter to queue");
   }
   void record(const std::string& name) {
     LockGuard guard(order_lock_);
     order_.push_back(name);
+  }
+  bool recorded(const std::string& name) {
+    LockGuard guard(order_lock_);
+    return std::find(order_.begin(), order_.end(), name) != order_.end();
+  }
+  // Queues "waiter" behind the test and releases the lock: the unlock marks a wake-up pending and
+  // wakes the waiter, which `scheduler` holds before it runs. Returns `pause` after that.
+  void release_to_held_waiter(StealMutex& lock, Scheduler& scheduler,
+                              std::chrono::nanoseconds pause) {
+    lock.set_observer(&scheduler);
+    lock.lock();
+    start_waiter(lock, "waiter");
+    lock.unlock();
+    scheduler.await_waking();
+    std::this_thread::sleep_for(pause);
+  }
+  // `pause` after the release to the held waiter, a running contender's try_lock takes the lock
+  // first; the waiter loses once and gets a handoff.
+  void expect_steal_before_pickup(StealMutex::Tuning tuning, std::chrono::nanoseconds pause) {
+    StealMutex lock(tuning);
+    Scheduler scheduler;
+    release_to_held_waiter(lock, scheduler, pause);
+    if (!lock.try_lock()) {
+      scheduler.let_run();
+      finish();
+      FAIL() << "the released lock was not stealable " << pause.count() << " ns after the unlock";
+    }
+    record("contender");
+    scheduler.let_run();
+    wait_until([&] { return lock.handoff_requested(); }, "the robbed waiter to request a handoff");
+    lock.unlock();
+    EXPECT_EQ(finish(), (std::vector<std::string>{"contender", "waiter"}));
   }
   // Lets the waiters go; each one still queued must be woken by its predecessor's unlock.
   std::vector<std::string> finish() {
@@ -171,6 +226,38 @@ TEST_F(StealMutexTest, AHandoffTakesAlongAWakeUpPendingForTheNewOwner) {
   referee.let_sleep();
   referee.let_compete();  // the second waiter, woken when the first unlocks
   EXPECT_EQ(finish(), (std::vector<std::string>{"first", "second"}));
+}
+
+// Issue 33, docs/locking.md "steal-window": inside the window the released lock is stealable as
+// under lock_policy=steal, even while the woken waiter has not run yet.
+TEST_F(StealMutexTest, WithinTheStealWindowARunningContenderTakesTheLockBeforeTheWokenWaiter) {
+  expect_steal_before_pickup({.spin_rounds = 0, .steal_window = std::chrono::seconds(10)},
+                             std::chrono::milliseconds(1));
+}
+
+// Issue 33, docs/locking.md "steal-window": once the window has passed, the free lock is reserved
+// for the woken waiter. try_lock fails and lock() queues behind the waiter, which takes the lock
+// without a loss when it runs, and wakes the contender at its unlock.
+TEST_F(StealMutexTest, AfterTheStealWindowTheFreeLockIsReservedForTheWokenWaiter) {
+  StealMutex lock({.spin_rounds = 0, .steal_window = std::chrono::microseconds(1)});
+  Scheduler scheduler;
+  release_to_held_waiter(lock, scheduler, std::chrono::milliseconds(1));  // far past the window
+  EXPECT_FALSE(try_lock_and_release(lock))
+      << "the free lock is the woken waiter's after the window";
+  start_waiter(lock, "contender");
+  EXPECT_EQ(lock.waiters(), 2u) << "a lock() contender queues behind the woken waiter";
+
+  scheduler.let_run();  // the waiter, which finds the lock free
+  scheduler.let_run();  // the contender, woken when the waiter unlocks
+  EXPECT_EQ(finish(), (std::vector<std::string>{"waiter", "contender"}));
+  EXPECT_FALSE(lock.handoff_requested());
+  EXPECT_EQ(lock.waiters(), 0u);
+}
+
+// Issue 33: steal_window 0 is lock_policy=steal's rule, stealable for as long as the woken waiter
+// takes to run, however long that is.
+TEST_F(StealMutexTest, WithoutAStealWindowTheLockIsStealableUntilTheWokenWaiterRuns) {
+  expect_steal_before_pickup({.spin_rounds = 0}, std::chrono::milliseconds(1));
 }
 
 }  // namespace
