@@ -26,10 +26,15 @@ BinderProcess::BinderProcess(ProcessOptions options)
   throw_if_error(device_.set_max_threads(options_.max_threads), "BINDER_SET_MAX_THREADS");
 }
 
-binder_uintptr_t BinderProcess::add_local_object(TransactionHandler handler) {
+binder_uintptr_t BinderProcess::add_local_object(TransactionHandler handler, std::uint32_t flags) {
   sync::LockGuard guard(lock_);
-  objects_.push_back(std::move(handler));
+  objects_.push_back({std::move(handler), flags});
   return reinterpret_cast<binder_uintptr_t>(&objects_.back());
+}
+
+std::uint32_t BinderProcess::object_flags(binder_uintptr_t object) const {
+  sync::LockGuard guard(lock_);
+  return reinterpret_cast<const LocalObject*>(object)->flags;
 }
 
 int BinderProcess::become_context_manager(TransactionHandler handler) {
@@ -59,7 +64,7 @@ const TransactionHandler* BinderProcess::handler_for(binder_uintptr_t target,
                                                      binder_uintptr_t cookie) const {
   sync::LockGuard guard(lock_);
   if (target == 0 && cookie == 0) return context_manager_ ? &context_manager_ : nullptr;
-  return reinterpret_cast<const TransactionHandler*>(cookie);
+  return &reinterpret_cast<const LocalObject*>(cookie)->handler;
 }
 
 void BinderProcess::notify_death(binder_uintptr_t cookie) const {

@@ -62,8 +62,13 @@ class BinderProcess {
   const BinderDevice& device() const { return device_; }
 
   // A local object served by `handler`; the value goes into Parcel::write_strong_binder as
-  // binder and cookie. Objects live as long as this process state.
-  binder_uintptr_t add_local_object(TransactionHandler handler);
+  // binder and cookie, with object_flags(value) as its flags (libbinder's BBinder keeps its
+  // scheduling flags the same way, e.g. kInheritRtObjectFlags). Objects live as long as this
+  // process state.
+  binder_uintptr_t add_local_object(TransactionHandler handler,
+                                    std::uint32_t flags = kDefaultObjectFlags);
+  // The flat_binder_object flags of a value add_local_object returned.
+  std::uint32_t object_flags(binder_uintptr_t object) const;
   // BINDER_SET_CONTEXT_MGR_EXT, falling back to BINDER_SET_CONTEXT_MGR; then transactions to
   // handle 0 reach `handler`. 0 or -errno.
   int become_context_manager(TransactionHandler handler);
@@ -88,7 +93,11 @@ class BinderProcess {
   mutable sync::StdMutex lock_;
   // Set before the driver delivers to it.
   TransactionHandler context_manager_ CUSED_GUARDED_BY(lock_);
-  std::deque<TransactionHandler> objects_ CUSED_GUARDED_BY(lock_);  // stable addresses
+  struct LocalObject {
+    TransactionHandler handler;
+    std::uint32_t flags;
+  };
+  std::deque<LocalObject> objects_ CUSED_GUARDED_BY(lock_);  // stable addresses
   DeathHandler death_handler_ CUSED_GUARDED_BY(lock_);
   mutable std::atomic<std::uint64_t> ioctl_count_{0};
 };

@@ -172,10 +172,11 @@ void Parcel::write_byte_array(std::span<const std::byte> bytes) {
 
 void Parcel::write_zeros(std::size_t count) { grow(pad4(count)); }
 
-void Parcel::write_strong_binder(binder_uintptr_t binder, binder_uintptr_t cookie) {
+void Parcel::write_strong_binder(binder_uintptr_t binder, binder_uintptr_t cookie,
+                                 std::uint32_t flags) {
   flat_binder_object object{};
   object.hdr.type = BINDER_TYPE_BINDER;
-  object.flags = kDefaultObjectFlags;
+  object.flags = flags;
   object.binder = binder;
   object.cookie = cookie;
   std::size_t offset = data_.size();

@@ -30,6 +30,11 @@ inline constexpr std::int32_t kUnsetWorkSource = -1;
 // Flags on a flattened object, as Android 10's servicemanager writes them: scheduling priority
 // field 0x7f and "the receiver may send file descriptors back".
 inline constexpr std::uint32_t kDefaultObjectFlags = 0x7f | FLAT_BINDER_FLAG_ACCEPTS_FDS;
+// The defaults plus FLAT_BINDER_FLAG_INHERIT_RT, as libbinder's BBinder::setInheritRt(true) asks:
+// on the Android common kernel's binder (cused's priority=android) the thread serving the object
+// takes a real-time caller's policy instead of SCHED_NORMAL nice 0. Mainline ignores the bit.
+inline constexpr std::uint32_t kInheritRtObjectFlags =
+    kDefaultObjectFlags | uapi::FLAT_BINDER_FLAG_INHERIT_RT;
 
 std::u16string utf8_to_utf16(std::string_view text);
 std::string utf16_to_utf8(std::u16string_view text);
@@ -63,7 +68,10 @@ class Parcel {
   void write_null_string16() { write_int32(-1); }
   void write_byte_array(std::span<const std::byte> bytes);
   // A local object (BINDER_TYPE_BINDER): `binder` and `cookie` come back in BR_TRANSACTION.
-  void write_strong_binder(binder_uintptr_t binder, binder_uintptr_t cookie);
+  // `flags` are the flat_binder_object's; the driver gives them to the node it creates the first
+  // time the object is sent (BinderProcess::object_flags keeps each object's).
+  void write_strong_binder(binder_uintptr_t binder, binder_uintptr_t cookie,
+                           std::uint32_t flags = kDefaultObjectFlags);
   // A reference this process holds (BINDER_TYPE_HANDLE).
   void write_strong_handle(std::uint32_t handle);
   void write_interface_token(std::u16string_view interface,

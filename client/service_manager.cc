@@ -64,7 +64,7 @@ std::int32_t ServiceManagerProxy::add_service(std::string_view name, binder_uint
                                               bool allow_isolated, std::int32_t dump_priority) {
   Parcel data = request();
   data.write_string16(name);
-  data.write_strong_binder(object, object);
+  data.write_strong_binder(object, object, thread_.process().object_flags(object));
   data.write_int32(allow_isolated ? 1 : 0);
   data.write_int32(dump_priority);
   Parcel reply;

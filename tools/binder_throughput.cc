@@ -3,9 +3,11 @@
 // -m max latency in us; "iterations per sec: N", "average:..ms worst:..ms best:..ms", the
 // percentile line). Workers are forked processes; each serves a no-op object registered with the
 // service manager as binderWorker<N> and calls the others. Extras: --device, --defer-complete
-// (servers reply with TF_DEFER_COMPLETE), --wait-for-manager, "ioctls per transaction: N" (every
-// worker's BINDER_WRITE_READ calls, serving included, over the transactions made) and "precise
-// latency percentiles (us, within 0.4 %): P50 X P90 X P99 X P99.9 X" (tools/latency_histogram.h).
+// (servers reply with TF_DEFER_COMPLETE), --inherit-rt (the services allow real-time inheritance:
+// FLAT_BINDER_FLAG_INHERIT_RT, priority=android), --wait-for-manager, "ioctls per transaction: N"
+// (every worker's BINDER_WRITE_READ calls, serving included, over the transactions made) and
+// "precise latency percentiles (us, within 0.4 %): P50 X P90 X P99 X P99.9 X"
+// (tools/latency_histogram.h).
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -46,6 +48,7 @@ struct Settings {
   std::uint64_t max_latency_us = 50000;
   std::string device = "/dev/binder";
   bool defer_complete = false;
+  bool inherit_rt = false;
   int wait_for_manager_seconds = 30;
   const char* argv0 = "binder-throughput";
 };
@@ -110,7 +113,9 @@ std::chrono::seconds manager_wait(const Settings& settings) {
   auto object = process->add_local_object(
       [](const cused::client::IncomingTransaction& txn, cused::client::Parcel&) {
         return txn.code == kWorkerNopCode ? cused::client::kOk : cused::client::kUnknownTransaction;
-      });
+      },
+      settings.inherit_rt ? cused::client::kInheritRtObjectFlags
+                          : cused::client::kDefaultObjectFlags);
   // The master saw it answer; quietly wait again in case it was just restarted.
   if (!service_manager.wait_until_answering(manager_wait(settings), nullptr))
     fail(fmt::format("worker {}: the context manager on {} stopped answering", num,
@@ -253,6 +258,10 @@ int run(int argc, char** argv) {
   app.add_option("--device", settings.device, "binder device node")->capture_default_str();
   app.add_flag("--defer-complete", settings.defer_complete,
                "servers reply with TF_DEFER_COMPLETE (cused's features/defer_complete)");
+  app.add_flag("--inherit-rt", settings.inherit_rt,
+               "the workers' services let a real-time caller's policy through to the thread "
+               "serving it (FLAT_BINDER_FLAG_INHERIT_RT; cused's priority=android, the Android "
+               "kernel's binder)");
   app.add_option("--wait-for-manager", settings.wait_for_manager_seconds,
                  "seconds to wait for a context manager (servicemanager) on the device; it says "
                  "it is waiting after 0.25 s")

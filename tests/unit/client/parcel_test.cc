@@ -122,6 +122,16 @@ TEST(Parcel, StrongBinderAndHandleAreFlatObjectsListedInOffsets) {
   EXPECT_EQ(handle->handle, 7u);
 }
 
+// S4.12 under priority=android: a local object written with kInheritRtObjectFlags carries
+// FLAT_BINDER_FLAG_INHERIT_RT beside the defaults (binder-throughput --inherit-rt).
+TEST(Parcel, S4_12_StrongBinderCarriesTheObjectsInheritRtFlag) {
+  Parcel parcel;
+  parcel.write_strong_binder(0x1000, 0x1000, kInheritRtObjectFlags);
+  auto binder = parcel.read_object();
+  ASSERT_TRUE(binder);
+  EXPECT_EQ(binder->flags, kDefaultObjectFlags | uapi::FLAT_BINDER_FLAG_INHERIT_RT);
+}
+
 TEST(Parcel, ZerosArePaddedToFour) {
   Parcel parcel;
   parcel.write_zeros(5);
