@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 
 #include "tools/ab/block_experiment.h"
@@ -108,13 +109,21 @@ TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
     return std::pair{Variant{}, Variant{}};
   };
   std::vector<std::string> ready_files;
-  auto pairs = [&](const Variant&, const Variant&, const Schedule&, int block) {
-    // Found by the setup's environment: binder-ab's files are block-K in a directory of its own.
-    std::string found;
+  // binder-ab's files are block-K in a directory of its own; one that another binder-ab left in
+  // the temporary directory (a run that was killed) is not this experiment's.
+  auto binder_ab_directories = [] {
+    std::set<std::filesystem::path> found;
     for (auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-      if (entry.path().filename().string().starts_with("binder-ab-") &&
-          std::filesystem::exists(entry.path() / fmt::format("block-{}", block)))
-        found = (entry.path() / fmt::format("block-{}", block)).string();
+      if (entry.path().filename().string().starts_with("binder-ab-")) found.insert(entry.path());
+    return found;
+  };
+  const auto left_before = binder_ab_directories();
+  auto pairs = [&](const Variant&, const Variant&, const Schedule&, int block) {
+    std::string found;
+    for (const auto& directory : binder_ab_directories())
+      if (!left_before.contains(directory) &&
+          std::filesystem::exists(directory / fmt::format("block-{}", block)))
+        found = (directory / fmt::format("block-{}", block)).string();
     EXPECT_FALSE(found.empty()) << "block " << block << " measured before its ready file";
     ready_files.push_back(found);
     Measurements m;
