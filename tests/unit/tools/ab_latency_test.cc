@@ -20,30 +20,28 @@ constexpr const char* kBucketLine = "50%: 0.195312 90%: 0.195312 95%: 0.585938 9
 constexpr const char* kPreciseLine =
     "precise latency percentiles (us, within 0.4 %): P50 23.4 P90 31 P99 58.25 P99.9 211\n";
 
+// The reading of `percentile` in `output` is `value` ms with `resolution` (0: precise).
+void expect_reading(const std::string& output, LatencyPercentile percentile,
+                    const std::vector<std::string>& command, double value, double resolution) {
+  auto reading = read_latency(output, percentile, command);
+  ASSERT_TRUE(reading);
+  EXPECT_DOUBLE_EQ(reading->value, value);
+  EXPECT_DOUBLE_EQ(reading->resolution, resolution);
+}
+
 TEST(AbLatencyReading, PrefersThePreciseLine) {
   std::string output = std::string("iterations per sec: 9000\n") + kBucketLine + kPreciseLine;
-  auto p50 = read_latency(output, LatencyPercentile::p50, {"binder-throughput"});
-  ASSERT_TRUE(p50);
-  EXPECT_DOUBLE_EQ(p50->value, 0.0234);
-  EXPECT_EQ(p50->resolution, 0);
-  auto p99 = read_latency(output, LatencyPercentile::p99, {"binder-throughput"});
-  ASSERT_TRUE(p99);
-  EXPECT_DOUBLE_EQ(p99->value, 0.05825);  // P99, not P99.9
-  auto p90 = read_latency(output, LatencyPercentile::p90, {"binder-throughput"});
-  ASSERT_TRUE(p90);
-  EXPECT_DOUBLE_EQ(p90->value, 0.031);
-  auto p999 = read_latency(output, LatencyPercentile::p999, {"binder-throughput"});
-  ASSERT_TRUE(p999);
-  EXPECT_DOUBLE_EQ(p999->value, 0.211);
+  expect_reading(output, LatencyPercentile::p50, {"binder-throughput"}, 0.0234, 0);
+  expect_reading(output, LatencyPercentile::p99, {"binder-throughput"}, 0.05825, 0);  // not P99.9
+  expect_reading(output, LatencyPercentile::p90, {"binder-throughput"}, 0.031, 0);
+  expect_reading(output, LatencyPercentile::p999, {"binder-throughput"}, 0.211, 0);
 }
 
 // The bucket line has 90 % but no 99.9 %: P90 comes with its bucket width, P99.9 not at all.
 TEST(AbLatencyReading, TheBucketLineHasP90ButNoP999) {
   std::string output = std::string("iterations per sec: 9000\n") + kBucketLine;
-  auto p90 = read_latency(output, LatencyPercentile::p90, {"binderThroughputTest", "-m", "8000"});
-  ASSERT_TRUE(p90);
-  EXPECT_DOUBLE_EQ(p90->value, 0.195312);
-  EXPECT_DOUBLE_EQ(p90->resolution, 0.0625);
+  expect_reading(output, LatencyPercentile::p90, {"binderThroughputTest", "-m", "8000"}, 0.195312,
+                 0.0625);
   EXPECT_FALSE(read_latency(output, LatencyPercentile::p999, {"binderThroughputTest"}));
 }
 
@@ -51,10 +49,8 @@ TEST(AbLatencyReading, TheBucketLineHasP90ButNoP999) {
 // training round's worst latency, in whole nanoseconds.
 TEST(AbLatencyReading, ABucketLineCarriesItsBucketWidth) {
   std::string output = std::string("iterations per sec: 9000\naverage:0.2ms\n") + kBucketLine;
-  auto p50 = read_latency(output, LatencyPercentile::p50, {"binderThroughputTest", "-w", "2"});
-  ASSERT_TRUE(p50);
-  EXPECT_DOUBLE_EQ(p50->value, 0.195312);
-  EXPECT_DOUBLE_EQ(p50->resolution, 0.390625);
+  expect_reading(output, LatencyPercentile::p50, {"binderThroughputTest", "-w", "2"}, 0.195312,
+                 0.390625);
   EXPECT_DOUBLE_EQ(bucket_width_ms(output, {"with-dev-binder", "/d", "bt", "-m", "8000"}), 0.0625);
   EXPECT_DOUBLE_EQ(bucket_width_ms(output, {"binder-throughput", "-m2000"}), 0.015625);
   EXPECT_DOUBLE_EQ(
