@@ -1,6 +1,7 @@
 #include "cused/run/run_server.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -120,6 +121,7 @@ RunServer::~RunServer() {
     // Parked reads' completions may hold a session past this: its listener is closed now all
     // the same, so that no program waits for a daemon that is going.
     served->session->listener.close_for_programs();
+    served->session->turns.release_all();
     served->receivers.stop();
   }
   close(socket_fd_);
@@ -167,13 +169,18 @@ void RunServer::run_control() {
 
 void RunServer::receive(const std::shared_ptr<Session>& session,
                         const std::atomic<bool>& stopping) {
+  pthread_setname_np(pthread_self(), kReceiverThreadName);  // for perf, top, and the tests
+  bool has_turn = false;
   while (!stopping.load(std::memory_order_acquire)) {
+    if (!has_turn && !(has_turn = session->turns.take())) return;  // the receivers stop
     std::optional<seccomp_notif> notification = session->listener.receive();
     if (!notification) {
       // EINTR: woken to stop (or by chance); ENOENT: the notification's task went away.
       if (errno == EINTR || errno == ENOENT) continue;
-      return;  // the listener is closed
+      session->turns.release_all();  // the listener is closed: nobody else waits for it either
+      return;
     }
+    if (session->turns.hand_on_if_waiting()) has_turn = false;
     run_guarded(
         RequestEntry::kRun, "ioctl", [&] { handle(session, *notification); },
         [&](int err) { session->listener.answer(notification->id, -err); });
@@ -190,6 +197,7 @@ void RunServer::drop(std::uint64_t key) {
     served_programs_.erase(it);
   }
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, served->session->listener.fd(), nullptr);
+  served->session->turns.release_all();
   served->receivers.stop();
 }
 

@@ -29,11 +29,15 @@ namespace cused::run {
 // Where a daemon serving the mount with device number `dev` listens.
 std::string socket_path_for(dev_t dev);
 
+// The name of the threads that receive programs' notifications.
+inline constexpr char kReceiverThreadName[] = "cused-receive";
+
 class RunServer {
  public:
   // Listens on socket_path_for(filesystem.mount_device()); each program is served by
-  // `receivers` threads of its own (0: one per CPU, at least 2), blocked in
-  // SECCOMP_IOCTL_NOTIF_RECV: a notification costs one system call to receive, none to arm.
+  // `receivers` threads of its own (0: one per CPU, at least 2), one at a time blocked in
+  // SECCOMP_IOCTL_NOTIF_RECV (receive_turns.h): a notification costs one system call to
+  // receive and one poll, none to arm, and wakes one thread.
   // Throws std::system_error when the socket cannot be made.
   RunServer(binderfs::Filesystem& filesystem, unsigned receivers = 0);
   // Stops serving: every program's listener is closed, so its pending and later binder ioctls

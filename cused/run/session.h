@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cused/run/listener.h"
+#include "cused/run/receive_turns.h"
 
 namespace cused {
 class InterruptWorker;
@@ -18,10 +19,15 @@ namespace cused::run {
 
 struct Session {
   Session(int listener_fd, pid_t root, InterruptWorker& interrupts, SignalWatcher& signals)
-      : listener(listener_fd), root(root), interrupts(interrupts), signals(signals) {}
+      : listener(listener_fd),
+        turns(listener_fd),
+        root(root),
+        interrupts(interrupts),
+        signals(signals) {}
 
   const Listener listener;
-  const pid_t root;  // the program `cused run` started, for logs
+  ReceiveTurns turns;  // which receiver waits for the next notification
+  const pid_t root;    // the program `cused run` started, for logs
   InterruptWorker& interrupts;
   SignalWatcher& signals;
 };

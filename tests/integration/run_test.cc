@@ -15,7 +15,9 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -25,6 +27,7 @@
 #include "cused/host/process_vm.h"
 #include "cused/run/attach.h"
 #include "cused/run/run_server.h"
+#include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 
 namespace cused {
@@ -97,6 +100,32 @@ class RunTest : public ::testing::Test {
  protected:
   RunTest() { server_.emplace(mount_.filesystem()); }
   std::string node() const { return mount_.path("binder"); }
+
+  // A program that calls handle 0 (the 20 calls of its warm-up, then `warmed`), waits for `go`,
+  // makes `calls` calls and reports `done`; with `linger`, it exits at the next `go` only, so
+  // that its receivers are still there when `done` is acted on.
+  int call_handle_zero(int calls, const Report& warmed, const Report& go, const Report& done,
+                       bool linger) const {
+    client::ProcessOptions options;
+    options.device = node();
+    options.max_threads = 0;
+    client::BinderProcess process(options);
+    client::IpcThread thread(process);
+    client::Parcel data;
+    data.write_int32(41);
+    auto call = [&] {
+      client::Parcel reply;
+      return thread.transact(0, 1, data, &reply) == client::kOk;
+    };
+    for (int i = 0; i < 20; ++i)
+      if (!call()) return 1;
+    warmed.send(1);
+    if (!go.receive()) return 2;
+    for (int i = 0; i < calls; ++i)
+      if (!call()) return 3;
+    done.send(1);
+    return !linger || go.receive() ? 0 : 4;
+  }
 
   MountedBinderfs mount_;
   std::optional<run::RunServer> server_;
@@ -350,27 +379,7 @@ TEST_F(RunTest, DeferredCallCostsAtMostFourRemoteAccesses) {
   Report ready, warmed, go, done;
   RunChild manager(mount_.dir(), [&] { return serve_plus_one(node(), true, ready, false); });
   ASSERT_EQ(ready.receive().value_or(-1), 0);
-  RunChild caller(mount_.dir(), [&] {
-    client::ProcessOptions options;
-    options.device = node();
-    options.max_threads = 0;
-    client::BinderProcess process(options);
-    client::IpcThread thread(process);
-    client::Parcel data;
-    data.write_int32(41);
-    auto call = [&] {
-      client::Parcel reply;
-      return thread.transact(0, 1, data, &reply) == client::kOk;
-    };
-    for (int i = 0; i < 20; ++i)
-      if (!call()) return 1;
-    warmed.send(1);
-    if (!go.receive()) return 2;
-    for (int i = 0; i < kCalls; ++i)
-      if (!call()) return 3;
-    done.send(1);
-    return 0;
-  });
+  RunChild caller(mount_.dir(), [&] { return call_handle_zero(kCalls, warmed, go, done, false); });
   ASSERT_TRUE(warmed.receive());
   std::uint64_t before = host::remote_accesses();
   go.send(1);
@@ -381,6 +390,49 @@ TEST_F(RunTest, DeferredCallCostsAtMostFourRemoteAccesses) {
   // 802 accesses for 200 calls in 5 of 6 runs on the loaded 2-vCPU machine, 2002 for 1000): the
   // bound allows one such call in 200, and the old 8 a call fails it by far.
   EXPECT_LE(per_call, 4.0 + 2.0 / kCalls);
+}
+
+// Voluntary context switches so far (sleeps) of each of this process's threads named `name`.
+std::map<std::string, std::uint64_t> sleeps_of_threads_named(const std::string& name) {
+  std::map<std::string, std::uint64_t> sleeps;
+  constexpr std::string_view kField = "\nvoluntary_ctxt_switches:";
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    if (testing::read_file(task.path() / "comm") != name + "\n") continue;
+    std::string status = testing::read_file(task.path() / "status");
+    auto at = status.find(kField);
+    if (at != std::string::npos)
+      sleeps[task.path().filename()] = std::stoull(status.substr(at + kField.size()));
+  }
+  return sleeps;
+}
+
+// The kernel wakes every thread blocked in SECCOMP_IOCTL_NOTIF_RECV for each notification; a
+// program's receivers take turns instead (receive_turns.h), so that a call costs no thread
+// switch beyond its floor (issue 30). In a ping-pong between two single-threaded programs a
+// notification never waits while another is served, so the turn stays with one receiver per
+// program: 2 of the receivers sleep and wake, the others never run. Blocked in RECV together,
+// every receiver of both programs would be woken by each of its program's notifications.
+TEST_F(RunTest, ANotificationWakesOneReceiver) {
+  constexpr int kCalls = 300;
+  Report ready, warmed, go, done;
+  RunChild manager(mount_.dir(), [&] { return serve_plus_one(node(), true, ready, false); });
+  ASSERT_EQ(ready.receive().value_or(-1), 0);
+  RunChild caller(mount_.dir(), [&] { return call_handle_zero(kCalls, warmed, go, done, true); });
+  ASSERT_TRUE(warmed.receive());
+  auto before = sleeps_of_threads_named(run::kReceiverThreadName);
+  go.send(1);
+  ASSERT_TRUE(done.receive());
+  auto after = sleeps_of_threads_named(run::kReceiverThreadName);
+  go.send(1);
+  EXPECT_EQ(caller.finish(), 0);
+  ASSERT_GE(before.size(), 4u);  // at least 2 receivers per program
+  // A thread that had not yet run to its first wait sleeps once; one woken by the calls sleeps
+  // up to once a call.
+  int woken = 0;
+  for (const auto& [tid, sleeps] : after) woken += sleeps - before[tid] >= kCalls / 10;
+  EXPECT_GE(woken, 1);
+  EXPECT_LE(woken, 2) << "receivers woken again and again during " << kCalls << " calls, of "
+                      << after.size();
 }
 
 // A page of its own, so that it can be unmapped or made read-only alone.
