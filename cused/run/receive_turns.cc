@@ -1,26 +1,28 @@
 #include "cused/run/receive_turns.h"
 
-#include <poll.h>
-
 namespace cused::run {
 
 bool ReceiveTurns::take() {
   for (;;) {
     int state = state_.load(std::memory_order_acquire);
     if (state == kReleased) return false;
+    if (state == kEveryone) return true;
     if (state == kFree && state_.compare_exchange_weak(state, kTaken, std::memory_order_acquire))
       return true;
     if (state == kTaken) state_.wait(kTaken, std::memory_order_acquire);
   }
 }
 
-bool ReceiveTurns::hand_on_if_waiting() {
-  pollfd listener{listener_fd_, POLLIN, 0};
-  if (poll(&listener, 1, 0) != 1 || !(listener.revents & POLLIN)) return false;
-  int taken = kTaken;
-  if (!state_.compare_exchange_strong(taken, kFree, std::memory_order_release)) return false;
-  state_.notify_one();
-  return true;
+void ReceiveTurns::received_from(pid_t tid) {
+  pid_t first = 0;
+  if (first_tid_.compare_exchange_strong(first, tid, std::memory_order_relaxed) || first == tid)
+    return;
+  int state = state_.load(std::memory_order_relaxed);
+  while (state == kFree || state == kTaken)
+    if (state_.compare_exchange_weak(state, kEveryone, std::memory_order_release)) {
+      state_.notify_all();
+      return;
+    }
 }
 
 void ReceiveTurns::release_all() {

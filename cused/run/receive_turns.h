@@ -5,13 +5,18 @@
 // call"). Waiting for the turn in epoll instead (whose waiters are woken one at a time) loses
 // the listener's synchronous wake-up, which costs a cross-CPU wake-up per notification.
 //
-// So one receiver at a time, the one whose turn it is, blocks in RECV; the others wait here.
-// Having received, the receiver keeps the turn unless another notification is already
-// waiting (poll, no wait), in which case it hands the turn on while it serves its own. A
-// ping-pong therefore stays on one receiver and costs no extra switch; notifications that
-// arrive together are served in parallel, and one that arrives while the receiver serves
-// waits for that one request at most.
+// So while a program's binder calls all came from one thread, one receiver at a time, the one
+// whose turn it is, blocks in RECV and the others wait here: a notified task waits for its
+// answer, so such a program cannot have a second notification waiting, and a ping-pong costs
+// no extra switch. Once a second thread of the program was notified, every receiver waits in
+// RECV, as many as there are, woken together by each notification: a notification never waits
+// for a receiver. Handing the turn on after each receipt instead (one receiver in RECV, the
+// next woken to take its place) made the quickstart workload's P99 latency (two workers of one
+// program on two CPUs) 41 % longer, and keeping it until another notification was seen
+// waiting made its throughput 5.9 % lower (docs/performance.md, "Anatomy of a call").
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 
@@ -19,20 +24,19 @@ namespace cused::run {
 
 class ReceiveTurns {
  public:
-  explicit ReceiveTurns(int listener_fd) : listener_fd_(listener_fd) {}
-
-  // Blocks until this thread has the turn; false once release_all() was called.
+  // Blocks until this thread has the turn (or every thread has it); false once release_all()
+  // was called.
   bool take();
-  // After a notification was received by the thread with the turn: gives the turn up (true)
-  // when another notification is waiting already.
-  bool hand_on_if_waiting();
+  // After a receiver received a notification of task `tid`: from the first notification of a
+  // second task on, every receiver has the turn.
+  void received_from(pid_t tid);
   // Wakes every thread waiting in take(), for good: the receivers stop.
   void release_all();
 
  private:
-  enum State : int { kFree, kTaken, kReleased };
-  const int listener_fd_;
+  enum State : int { kFree, kTaken, kEveryone, kReleased };
   std::atomic<int> state_{kFree};
+  std::atomic<pid_t> first_tid_{0};  // the first task notified
 };
 
 }  // namespace cused::run

@@ -180,7 +180,7 @@ void RunServer::receive(const std::shared_ptr<Session>& session,
       session->turns.release_all();  // the listener is closed: nobody else waits for it either
       return;
     }
-    if (session->turns.hand_on_if_waiting()) has_turn = false;
+    session->turns.received_from(static_cast<pid_t>(notification->pid));
     run_guarded(
         RequestEntry::kRun, "ioctl", [&] { handle(session, *notification); },
         [&](int err) { session->listener.answer(notification->id, -err); });

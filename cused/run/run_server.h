@@ -37,7 +37,7 @@ class RunServer {
   // Listens on socket_path_for(filesystem.mount_device()); each program is served by
   // `receivers` threads of its own (0: one per CPU, at least 2), one at a time blocked in
   // SECCOMP_IOCTL_NOTIF_RECV (receive_turns.h): a notification costs one system call to
-  // receive and one poll, none to arm, and wakes one thread.
+  // receive, none to arm, and wakes one thread.
   // Throws std::system_error when the socket cannot be made.
   RunServer(binderfs::Filesystem& filesystem, unsigned receivers = 0);
   // Stops serving: every program's listener is closed, so its pending and later binder ioctls

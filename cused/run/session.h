@@ -19,11 +19,7 @@ namespace cused::run {
 
 struct Session {
   Session(int listener_fd, pid_t root, InterruptWorker& interrupts, SignalWatcher& signals)
-      : listener(listener_fd),
-        turns(listener_fd),
-        root(root),
-        interrupts(interrupts),
-        signals(signals) {}
+      : listener(listener_fd), root(root), interrupts(interrupts), signals(signals) {}
 
   const Listener listener;
   ReceiveTurns turns;  // which receiver waits for the next notification

@@ -406,12 +406,12 @@ std::map<std::string, std::uint64_t> sleeps_of_threads_named(const std::string& 
   return sleeps;
 }
 
-// The kernel wakes every thread blocked in SECCOMP_IOCTL_NOTIF_RECV for each notification; a
-// program's receivers take turns instead (receive_turns.h), so that a call costs no thread
-// switch beyond its floor (issue 30). In a ping-pong between two single-threaded programs a
-// notification never waits while another is served, so the turn stays with one receiver per
-// program: 2 of the receivers sleep and wake, the others never run. Blocked in RECV together,
-// every receiver of both programs would be woken by each of its program's notifications.
+// The kernel wakes every thread blocked in SECCOMP_IOCTL_NOTIF_RECV for each notification; the
+// receivers of a program whose calls come from one thread take turns instead (receive_turns.h),
+// so that a call costs no thread switch beyond its floor (issue 30). In a ping-pong between two
+// single-threaded programs the turn stays with one receiver per program: at most 2 of the
+// receivers sleep and wake, the others stay asleep. Blocked in RECV together, every receiver of
+// both programs would be woken by each of its program's notifications.
 TEST_F(RunTest, ANotificationWakesOneReceiver) {
   constexpr int kCalls = 300;
   Report ready, warmed, go, done;
