@@ -7,18 +7,16 @@ with four curves. Prints what is wrong and exits 1.
 Usage: mutex_table_test.py [SOURCE_ROOT]   (meson test 'mutex-table', suite 'docs')
 """
 
-import importlib.util
 import json
 import os
 import sys
 import tempfile
 
-ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))
-spec = importlib.util.spec_from_file_location("mutex_table",
-                                              os.path.join(ROOT, "tools", "mutex_table.py"))
-table = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(table)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_module import load_tool, source_root  # noqa: E402
+
+ROOT = source_root()
+table = load_tool("mutex_table")
 
 GROUPS = [1, 2, 4, 8, 16]
 problems = []
