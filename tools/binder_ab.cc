@@ -34,6 +34,7 @@
 #include "tools/ab/latency.h"
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
+#include "tools/ab/stop_signals.h"
 #include "tools/ab/variant_check.h"
 
 namespace {
@@ -427,5 +428,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cused::tools::ab::watch_stop_signals();  // before any thread: every one inherits the mask
   return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
 }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tools/ab/block_setup.h"
+#include "tools/ab/stop_signals.h"
 
 namespace cused::tools::ab {
 
@@ -29,6 +30,10 @@ class ReadyFiles {
     if (mkdtemp(pattern.data()) == nullptr)
       throw std::system_error(errno, std::generic_category(), "binder-ab: mkdtemp");
     dir_ = pattern;
+    on_stop_signal_.emplace([dir = dir_] {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    });
   }
   ~ReadyFiles() {
     std::error_code ignored;
@@ -40,6 +45,7 @@ class ReadyFiles {
 
  private:
   std::filesystem::path dir_;
+  std::optional<StopCleanup> on_stop_signal_;
 };
 
 // A and B once `setup` has made them answer (and, if `ready_file` is set, created it): `prepare`

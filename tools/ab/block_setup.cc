@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "tools/ab/stop_signals.h"
+
 extern char** environ;
 
 namespace cused::tools::ab {
@@ -37,6 +39,22 @@ std::vector<char*> pointers(std::vector<std::string>& words) {
   return out;
 }
 
+// SIGTERM to the leader (a script that traps it stops what it started in its own order); once
+// it is gone, or after `grace`, SIGTERM to whatever is left in its group, and after another
+// `grace` SIGKILL. Touches no member: binder-ab's signal watcher runs it beside the main thread.
+void stop_group(pid_t leader, std::chrono::duration<double> grace) {
+  auto wait_until = [grace](auto gone) {
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    while (!gone() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  };
+  kill(leader, SIGTERM);
+  wait_until([leader] { return waitpid(leader, nullptr, WNOHANG) != 0; });
+  kill(-leader, SIGTERM);
+  wait_until([leader] { return kill(-leader, 0) != 0; });
+  kill(-leader, SIGKILL);
+}
+
 }  // namespace
 
 BlockSetup::BlockSetup(const std::string& command, int block, const std::string& ready_file) {
@@ -47,8 +65,9 @@ BlockSetup::BlockSetup(const std::string& command, int block, const std::string&
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // A group of its own: stop() reaches whatever it started that stayed in it.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | kChildSignalFlags);
   posix_spawnattr_setpgroup(&attributes, 0);
+  set_child_signals(&attributes);
   std::vector<std::string> argv{"/bin/sh", "-c", command};
   auto environment = environment_with_block(block, ready_file);
   int error = posix_spawn(&pid_, "/bin/sh", &actions, &attributes, pointers(argv).data(),
@@ -56,6 +75,7 @@ BlockSetup::BlockSetup(const std::string& command, int block, const std::string&
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (error != 0) throw std::system_error(error, std::generic_category(), "--block-setup");
+  on_stop_signal_.emplace([pid = pid_] { stop_group(pid, std::chrono::seconds(5)); });
 }
 
 BlockSetup::~BlockSetup() { stop(); }

@@ -7,7 +7,10 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+
+#include "tools/ab/stop_signals.h"
 
 namespace cused::tools::ab {
 
@@ -38,6 +41,7 @@ class BlockSetup {
   pid_t pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
+  std::optional<StopCleanup> on_stop_signal_;  // binder-ab stopped by a signal: the group too
 };
 
 }  // namespace cused::tools::ab

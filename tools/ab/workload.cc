@@ -17,6 +17,8 @@
 
 extern char** environ;
 
+#include "tools/ab/stop_signals.h"
+
 namespace cused::tools::ab {
 
 namespace {
@@ -121,8 +123,9 @@ CommandResult run_command(const std::vector<std::string>& argv,
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Its own group, so that a timeout also ends the workload's forked workers.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | kChildSignalFlags);
   posix_spawnattr_setpgroup(&attributes, 0);
+  set_child_signals(&attributes);
   std::vector<char*> words;
   for (const auto& word : argv) words.push_back(const_cast<char*>(word.c_str()));
   words.push_back(nullptr);
@@ -136,6 +139,7 @@ CommandResult run_command(const std::vector<std::string>& argv,
   if (error != 0) throw std::system_error(error, std::generic_category(), argv[0]);
   close(write_end.fd);
   write_end.fd = -1;
+  StopCleanup on_stop_signal([pid] { kill(-pid, SIGKILL); });  // a run is worth nothing then
 
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(limit);
   if (!collect_output(read_end.fd, deadline, result.output)) {

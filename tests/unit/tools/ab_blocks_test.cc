@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "tests/unit/tools/ab_test_dirs.h"
 #include "tools/ab/block_experiment.h"
 #include "tools/ab/report.h"
 
@@ -23,15 +24,6 @@ using namespace cused::tools::ab;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::filesystem::path scratch_dir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("cused-ab-blocks-" + std::to_string(::getpid()) + "-" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -55,7 +47,7 @@ Measurements fake_pairs(const Schedule& schedule, double a, double b) {
 // Every block's setup runs with its number, is running while the block measures, and is gone
 // (its whole process group: the background sleep too) before the next block starts.
 TEST(AbBlocks, EachBlockHasAFreshSetupThatIsStoppedAfterIt) {
-  auto dir = scratch_dir();
+  auto dir = test_dirs::scratch_dir("cused-ab-blocks-");
   BlockPlan plan{.blocks = 4,
                  .setup = "echo $$ > " + dir.string() +
                           "/setup-$CUSED_AB_BLOCK; sleep 1000 & echo $! > " + dir.string() +
@@ -111,16 +103,10 @@ TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
   std::vector<std::string> ready_files;
   // binder-ab's files are block-K in a directory of its own; one that another binder-ab left in
   // the temporary directory (a run that was killed) is not this experiment's.
-  auto binder_ab_directories = [] {
-    std::set<std::filesystem::path> found;
-    for (auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-      if (entry.path().filename().string().starts_with("binder-ab-")) found.insert(entry.path());
-    return found;
-  };
-  const auto left_before = binder_ab_directories();
+  const auto left_before = test_dirs::binder_ab_directories();
   auto pairs = [&](const Variant&, const Variant&, const Schedule&, int block) {
     std::string found;
-    for (const auto& directory : binder_ab_directories())
+    for (const auto& directory : test_dirs::binder_ab_directories())
       if (!left_before.contains(directory) &&
           std::filesystem::exists(directory / fmt::format("block-{}", block)))
         found = (directory / fmt::format("block-{}", block)).string();

@@ -1,0 +1,81 @@
+#include "tools/ab/stop_signals.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cused::tools::ab {
+
+namespace {
+
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+  return set;
+}
+
+struct Cleanups {
+  std::mutex lock;
+  unsigned long next_id = 0;
+  std::map<unsigned long, std::function<void()>> by_id;  // ids grow: newest last
+};
+
+Cleanups& cleanups() {
+  static Cleanups all;
+  return all;
+}
+
+[[noreturn]] void run_cleanups_and_exit(int signal) {
+  std::vector<std::function<void()>> newest_first;
+  {
+    std::lock_guard guard(cleanups().lock);
+    for (auto it = cleanups().by_id.rbegin(); it != cleanups().by_id.rend(); ++it)
+      newest_first.push_back(it->second);
+  }
+  for (auto& cleanup : newest_first) {
+    try {
+      cleanup();
+    } catch (...) {  // the next cleanup still runs
+    }
+  }
+  _exit(128 + signal);
+}
+
+}  // namespace
+
+void watch_stop_signals() {
+  sigset_t set = stop_signal_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int signal = 0;
+    while (sigwait(&set, &signal) != 0) {
+    }
+    run_cleanups_and_exit(signal);
+  }).detach();
+}
+
+void set_child_signals(posix_spawnattr_t* attributes) {
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(attributes, &none);
+  sigset_t defaults = stop_signal_set();
+  posix_spawnattr_setsigdefault(attributes, &defaults);
+}
+
+StopCleanup::StopCleanup(std::function<void()> cleanup) {
+  std::lock_guard guard(cleanups().lock);
+  id_ = cleanups().next_id++;
+  cleanups().by_id.emplace(id_, std::move(cleanup));
+}
+
+StopCleanup::~StopCleanup() {
+  std::lock_guard guard(cleanups().lock);
+  cleanups().by_id.erase(id_);
+}
+
+}  // namespace cused::tools::ab

@@ -1,0 +1,39 @@
+// binder-ab stopped by a signal (Ctrl-C, a script's cleanup, a closed terminal): the block setup
+// (a daemon, its mount, its servicemanagers) and the running workload live in process groups of
+// their own, which a terminal's Ctrl-C does not reach, and the block's ready-file directory is
+// removed only by a destructor that a signal's default action never runs. So binder-ab waits for
+// SIGINT, SIGTERM and SIGHUP in a thread of its own; on one, it runs the cleanups registered at
+// that moment, newest first, and exits with 128 + the signal, as the default action would have
+// told its caller.
+#pragma once
+
+#include <spawn.h>
+
+#include <functional>
+
+namespace cused::tools::ab {
+
+// Blocks the stop signals in the calling thread (call it in main before any thread starts, so
+// that every thread inherits the mask) and starts the thread that waits for them.
+void watch_stop_signals();
+
+// What a child spawned with `attributes` gets instead of binder-ab's mask: nothing blocked and
+// the stop signals at their default action. The caller ORs kChildSignalFlags into the flags it
+// sets (posix_spawnattr_setflags replaces them).
+inline constexpr short kChildSignalFlags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+void set_child_signals(posix_spawnattr_t* attributes);
+
+// While alive, `cleanup` runs if a stop signal comes (from the watching thread: it must be safe
+// to run beside whatever the main thread is doing at the time).
+class StopCleanup {
+ public:
+  explicit StopCleanup(std::function<void()> cleanup);
+  ~StopCleanup();
+  StopCleanup(const StopCleanup&) = delete;
+  StopCleanup& operator=(const StopCleanup&) = delete;
+
+ private:
+  unsigned long id_;
+};
+
+}  // namespace cused::tools::ab
