@@ -118,8 +118,9 @@ class Filesystem {
   void read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset, fuse_file_info* fi);
   void flush(fuse_req_t req, fuse_file_info* fi);
   void release(fuse_req_t req, fuse_file_info* fi);
-  void ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in, std::size_t in_size,
-             std::size_t out_size);
+  // `arg`: the caller's argument address (traced only: FUSE copied the argument in already).
+  void ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi, const void* in,
+             std::size_t in_size, std::size_t out_size);
   void poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph);
   // S10.4: a device lives on for the procs that have it open.
   void unlink(fuse_req_t req, fuse_ino_t parent, const char* name);
