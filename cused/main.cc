@@ -284,6 +284,7 @@ int serve(int argc, char** argv) {
     cused::host::ShrinkerThread shrinker(cused::core::Driver::shared_default()->page_lru(),
                                          std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
+    fs_options.trace = &cused::host::TraceRecorder::daemon();               // binderctl trace
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
     for (auto& device : *cuse_cores)
       cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(
