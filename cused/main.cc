@@ -104,25 +104,24 @@ std::string served_text(const std::string& mountpoint, const std::vector<std::st
 }
 
 // --trace FILE (docs/tracing.md): the kernel's binder events, written from before the first
-// request until the daemon stops; the counts also go to stderr at the end.
+// request until the daemon stops. At the end, a trace still being written (--trace, or one
+// binderctl started) is finished, and its counts go to stderr.
 class DaemonTrace {
  public:
-  explicit DaemonTrace(const std::string& path) : on_(!path.empty()) {
-    if (!on_) return;
+  explicit DaemonTrace(const std::string& path) {
+    if (path.empty()) return;
     if (int error = cused::host::TraceRecorder::daemon().start(path))
       throw std::runtime_error(fmt::format("cused: --trace {}: {}", path, std::strerror(-error)));
   }
   ~DaemonTrace() {
-    if (!on_) return;
-    auto summary = cused::host::TraceRecorder::daemon().stop();
+    auto& recorder = cused::host::TraceRecorder::daemon();
+    if (!recorder.running()) return;
+    auto summary = recorder.stop();
     fmt::print(stderr, "cused: trace: {} events written, {} dropped\n", summary.written,
                summary.dropped);
   }
   DaemonTrace(const DaemonTrace&) = delete;
   DaemonTrace& operator=(const DaemonTrace&) = delete;
-
- private:
-  const bool on_;
 };
 
 // The daemon, or `cused run`: main's work, whose errors main reports.

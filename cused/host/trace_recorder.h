@@ -22,7 +22,7 @@ namespace cused::host {
 
 class TraceRecorder final : public core::TraceSink {
  public:
-  static constexpr std::size_t kRingEvents = 16384;  // per daemon thread, ~1.3 MB
+  static constexpr std::size_t kRingEvents = 16384;  // per daemon thread: 88 bytes each, 1.4 MB
 
   explicit TraceRecorder(std::size_t ring_events = kRingEvents);
   // Stops. Only a recorder no thread can still be recording into may go (see core::trace).
