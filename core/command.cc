@@ -151,14 +151,15 @@ int Proc::run_command(Thread& thread, std::uint32_t cmd, UserReader& reader, Cal
 int Proc::change_ref_count(std::uint32_t cmd, std::uint32_t target) {
   const bool strong = cmd == BC_ACQUIRE || cmd == BC_RELEASE;
   const bool increment = cmd == BC_INCREFS || cmd == BC_ACQUIRE;
-  std::uint32_t desc = target;
   if (increment && target == 0) {
     sync::LockGuard guard(context_.lock);
     if (auto& manager = context_.manager) {
       if (node_owner(*manager).get() == this) return -EINVAL;  // S11.4
-      if (inc_ref_for_node(*manager, strong, nullptr, desc) == 0) return 0;
+      RefData ref;
+      if (inc_ref_for_node(*manager, strong, nullptr, ref) == 0) return 0;
     }
   }
+  std::uint32_t desc = target;
   update_ref_for_handle(target, increment, strong, &desc);
   return 0;
 }

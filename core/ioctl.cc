@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/proc.h"
+#include "core/trace_events.h"
 #include "core/wake.h"
 
 namespace cused::core {
@@ -24,8 +25,13 @@ bool read_arg(std::span<const std::byte> arg, T& out) {
 }  // namespace
 
 void Proc::ioctl(const IoctlRequest& request, std::unique_ptr<Completion> completion) {
+  trace::TaskScope task({request.tid, request.pid});
+  trace::emit(TraceEventType::kIoctl, request.cmd, request.arg_address);
   // S1.3: the fd is usable only by the opener's thread group (the Rust driver's rule).
-  if (request.pid != pid_) return completion->complete(-EINVAL, {});
+  if (request.pid != pid_) {
+    trace::emit(TraceEventType::kIoctlDone, -EINVAL);
+    return completion->complete(-EINVAL, {});
+  }
   // A frontend that reaches the caller's file table can install fds in it from now on.
   if (completion->caller_files() && !receives_files_.load(std::memory_order_relaxed))
     receives_files_.store(true, std::memory_order_relaxed);
@@ -117,6 +123,7 @@ void Proc::write_read(const std::shared_ptr<Thread>& thread, const IoctlRequest&
   if (bwr.write_size > 0) {
     int ret = write_commands(*thread, completion->user_memory(), request.read_ahead,
                              completion->caller_files(), bwr, request.euid);
+    trace::emit(TraceEventType::kWriteDone, ret);
     if (ret < 0) {
       bwr.read_consumed = 0;
       end_ioctl(*thread);

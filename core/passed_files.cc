@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/proc.h"
+#include "core/trace_events.h"
 
 namespace cused::core {
 
@@ -23,6 +24,7 @@ int Proc::take_file(std::uint32_t fd, binder_size_t offset, bool in_array, const
   int error = -EBADF;
   std::unique_ptr<PassedFile> file = rules.sender->take(static_cast<int>(fd), error);
   if (!file) return error < 0 ? error : -EBADF;
+  trace::emit(TraceEventType::kFdSend, rules.txn_id, static_cast<int>(fd), offset);
   state.files.push_back({std::move(file), offset, in_array});
   return 0;
 }
@@ -50,6 +52,7 @@ int Proc::install_files(PendingRead& read, alloc::Buffer& buffer) {
       return fd;
     }
     installed.push_back(fd);
+    trace::emit(TraceEventType::kFdRecv, buffer.debug_id, fd, fixup.offset);
     const auto number = static_cast<std::uint32_t>(fd);
     std::memcpy(contents + fixup.offset, &number, sizeof number);
     if (fixup.in_array) array_fds.push_back(fd);

@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include "core/driver.h"
+#include "core/trace_events.h"
 #include "core/wake.h"
 
 namespace cused::core {
@@ -57,11 +58,13 @@ std::shared_ptr<Proc> Proc::open(std::shared_ptr<Device> device, const OpenerIde
 Proc::~Proc() = default;
 
 void Proc::count_command(std::uint32_t cmd) {
+  trace::emit(TraceEventType::kCommand, cmd);
   stats_.count_command(cmd);
   driver_.stats()->count_command(cmd);
 }
 
 void Proc::count_return(std::uint32_t cmd) {
+  trace::emit(TraceEventType::kReturn, cmd);
   stats_.count_return(cmd);
   driver_.stats()->count_return(cmd);
 }

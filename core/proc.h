@@ -59,6 +59,9 @@ struct IoctlRequest {
   // range's `dst` holding its `len` bytes from `addr`: the write half reads from them where its
   // reads fall inside, and from the caller otherwise.
   std::span<const UserRange> read_ahead;
+  // The argument's address in the caller, as the ioctl was made (binder_ioctl's `arg`): only
+  // traced (binder_ioctl), never dereferenced. 0 where the frontend does not know it.
+  std::uint64_t arg_address = 0;
 };
 
 inline constexpr unsigned kPollIn = 0x1;   // EPOLLIN
@@ -316,6 +319,7 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   static void send_failed_reply(std::shared_ptr<Transaction> t, std::uint32_t error);
   static void cleanup_transaction(const std::shared_ptr<Transaction>& t, std::uint32_t error);
   static void free_transaction(Transaction& t);
+
   static void pop_transaction(Thread& target_thread, Transaction& t)
       CUSED_REQUIRES(target_thread.inner_lock);
   static void set_txn_from_error(Transaction& t, int id, std::uint32_t command, std::int32_t param);
@@ -330,8 +334,10 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   struct Translation;
   TxnError translate_objects(Thread& thread, UserMemory& memory, const binder_transaction_data& tr,
                              TxnPlan& plan);
-  int translate_binder(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
-  int translate_handle(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state);
+  // `txn_id`: the transaction's debug id, for its tracepoints.
+  int translate_binder(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state,
+                       int txn_id);
+  int translate_handle(flat_binder_object& fp, Proc& target, BufferState& state, int txn_id);
   static int translate_fd_object(binder_fd_object& fdo, binder_size_t object_offset,
                                  const Translation& x, BufferState& state);
   static int translate_fd_array(UserMemory& memory, const binder_fd_array_object& fda,
@@ -353,6 +359,7 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
     bool target_accepts = false;    // a call: the node's ACCEPTS_FDS; a reply: TF_ACCEPT_FDS
     CallerFiles* sender = nullptr;  // the sender's file table (null: FUSE, CUSE)
     bool target_receives = false;   // the target proc can install fds (receives_files_)
+    int txn_id = 0;                 // the transaction's debug id, for its tracepoints
   };
   static int take_file(std::uint32_t fd, binder_size_t offset, bool in_array, const FdRules& rules,
                        BufferState& state);
@@ -387,10 +394,11 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   static void put_node(Node& node) CUSED_EXCLUDES(node.lock);
   NodeTmpRef get_node(binder_uintptr_t ptr) CUSED_EXCLUDES(inner_lock_);
   NodeTmpRef new_node(const flat_binder_object* fp) CUSED_EXCLUDES(inner_lock_);
+  // `ref`: the ref that was found (binder_ref_data), for the tracepoints.
   NodeTmpRef get_node_from_ref(std::uint32_t desc, bool need_strong,
-                               std::uint32_t* strong = nullptr, std::uint32_t* weak = nullptr)
-      CUSED_EXCLUDES(outer_lock_);
-  int inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::uint32_t& desc)
+                               std::uint32_t* strong = nullptr, std::uint32_t* weak = nullptr,
+                               RefData* ref = nullptr) CUSED_EXCLUDES(outer_lock_);
+  int inc_ref_for_node(Node& node, bool strong, Thread* target_thread, RefData& ref)
       CUSED_EXCLUDES(outer_lock_);
   int update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
                             std::uint32_t* out_desc) CUSED_EXCLUDES(outer_lock_);

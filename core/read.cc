@@ -6,6 +6,7 @@
 #include "core/align.h"
 #include "core/freeze_notification.h"
 #include "core/proc.h"
+#include "core/trace_events.h"
 #include "core/wake.h"
 
 namespace cused::core {
@@ -40,7 +41,9 @@ void Proc::resume_read(const std::shared_ptr<Thread>& thread, std::unique_ptr<Pe
   // A caller that stopped waiting by itself (a killed `cused run` program: its notification is
   // gone) gets no work: it stays queued for another thread, as for a read the kernel's wait left
   // with -ERESTARTSYS.
+  trace::TaskScope task({thread->tid, pid_});
   if (read->completion->abandoned()) return finish_read(*thread, std::move(read), -EINTR);
+  read->resumed = true;
   run_read(thread, std::move(read));
 }
 
@@ -57,6 +60,9 @@ void Proc::run_read(const std::shared_ptr<Thread>& thread_ptr, std::unique_ptr<P
       sync::LockGuard guard(inner_lock_);
       assume_locked(thread);
       wait_for_proc_work = thread.available_for_proc_work();
+      if (!std::exchange(read->resumed, false))
+        trace::emit(TraceEventType::kWaitForWork, wait_for_proc_work,
+                    thread.transaction_stack != nullptr, !thread.todo.empty());
       if (!has_work(thread, wait_for_proc_work)) {
         if (read->nonblock) {
           error = -EAGAIN;  // S1.11
@@ -257,7 +263,7 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
     cmd = BR_TRANSACTION_SEC_CTX;
     size = sizeof(tr);
   }
-  put_return(*this, read, cmd);
+  read.put(cmd);
   read.put(&tr, size);
   if (read.flush()) {
     // S3.2 step 7: a transaction that cannot be copied out fails back to its sender. Its buffer
@@ -266,6 +272,10 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
     free_buffer(&thread, *buffer, read.completion->caller_files());
     return ReadStep::kFault;
   }
+  // Counted once it reached the reader, as the kernel does, after the transaction's own
+  // tracepoint.
+  trace::emit(TraceEventType::kTransactionReceived, t->debug_id);
+  count_return(cmd);
   buffer->allow_user_free.store(true, std::memory_order_release);
   if (cmd != BR_REPLY && !t->is_async) {
     sync::LockGuard guard(inner_lock_);
@@ -315,12 +325,15 @@ void Proc::maybe_spawn_looper(Thread& thread, PendingRead& read) {
 
 // The end of the read and of its ioctl: the buffer and bwr go back to the caller.
 void Proc::finish_read(Thread& thread, std::unique_ptr<PendingRead> read, long result) {
+  // Whichever daemon thread ends the read (an interrupt, a release), it ends the reader's ioctl.
+  trace::TaskScope task({thread.tid, pid_});
   if (result == 0) {
     if (read->flush())
       result = -EFAULT;
     else
       read->bwr.read_consumed = read->pos;
   }
+  trace::emit(TraceEventType::kReadDone, result);
   // Queued, answered when the scope ends, after the locks: so the read's state can be kept now.
   WakeScope::current().answer(std::move(read->completion), result, bytes_of(read->bwr));
   read->reset();  // before the lock: the read is this call's alone

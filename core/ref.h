@@ -33,6 +33,12 @@ class Death final : public Work, public std::enable_shared_from_this<Death> {
 using RefHook =
     boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>;
 
+// What binder_ref_data names of a ref in the tracepoints: its debug id and its handle.
+struct RefData {
+  int debug_id = 0;
+  std::uint32_t desc = 0;
+};
+
 class Ref {
  public:
   Ref(int debug_id, Proc& proc, OuterLock& outer_lock, std::shared_ptr<Node> node,

@@ -209,12 +209,12 @@ int Proc::update_ref_for_handle(std::uint32_t desc, bool increment, bool strong,
 
 // binder_inc_ref_for_node: this proc gets (or reuses) a ref to `node` and counts one more
 // strong or weak reference on it.
-int Proc::inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::uint32_t& desc) {
+int Proc::inc_ref_for_node(Node& node, bool strong, Thread* target_thread, RefData& data) {
   std::unique_ptr<Ref> failed;
   sync::LockGuard guard(outer_lock_);
   bool created = !refs_.find(node);
   Ref& ref = ref_for_node(node);
-  desc = ref.desc;
+  data = {ref.debug_id, ref.desc};
   int ret = inc_ref(ref, strong, target_thread);
   if (ret && created) {
     // The target may have died meanwhile; the new, countless ref must not stay behind.
@@ -226,13 +226,14 @@ int Proc::inc_ref_for_node(Node& node, bool strong, Thread* target_thread, std::
 
 // binder_get_node_from_ref: the node behind handle `desc`, with a temporary reference.
 NodeTmpRef Proc::get_node_from_ref(std::uint32_t desc, bool need_strong, std::uint32_t* strong,
-                                   std::uint32_t* weak) {
+                                   std::uint32_t* weak, RefData* data) {
   sync::LockGuard guard(outer_lock_);
   Ref* ref = get_ref(desc, need_strong);
   if (!ref) return {};
   assume_same_lock(outer_lock_, ref->outer_lock);
   if (strong) *strong = ref->strong;
   if (weak) *weak = ref->weak;
+  if (data) *data = {ref->debug_id, ref->desc};
   ref->node->tmp_refs++;
   return NodeTmpRef(ref->node);
 }

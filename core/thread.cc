@@ -27,6 +27,7 @@ void PendingRead::reset() {
   bwr = {};
   nonblock = false;
   pos = out_start = 0;
+  resumed = false;
   out.clear();
 }
 

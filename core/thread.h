@@ -58,6 +58,9 @@ struct PendingRead {
   bool nonblock = false;
   std::uint64_t pos = 0;        // offset in the read buffer of the next byte produced
   std::uint64_t out_start = 0;  // offset in the read buffer of out[0]
+  // Run again by a wake-up rather than from the top of binder_thread_read (or its retry): the
+  // wait it comes back from was traced when it began.
+  bool resumed = false;
   boost::container::small_vector<std::byte, 160> out;
 
   std::uint64_t space_left() const { return bwr.read_size > pos ? bwr.read_size - pos : 0; }

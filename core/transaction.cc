@@ -10,11 +10,38 @@
 #include "core/block_pool.h"
 #include "core/driver.h"
 #include "core/proc.h"
+#include "core/trace_events.h"
 #include "core/transaction_log.h"
 #include "core/txn_plan.h"
 #include "core/wake.h"
 
 namespace cused::core {
+namespace {
+
+// binder_transaction's tracepoint: the transaction as built, before its buffer is allocated.
+void trace_transaction(const Transaction& t, const Node* target_node, const Proc& target_proc,
+                       const Thread* target_thread, bool reply) {
+  trace::emit(TraceEventType::kTransaction, t.debug_id, target_node ? target_node->debug_id : 0,
+              target_proc.pid(), target_thread ? target_thread->tid : 0, reply, t.code, t.flags);
+}
+
+// Who sent `t` and who receives it, as binder_txn_latency_free reads them under t->lock: a
+// popped call has no sender any more (0:0); the receiving thread is known once one took it.
+struct TxnEnds {
+  pid_t from_proc = 0, from_thread = 0, to_proc = 0, to_thread = 0;
+};
+TxnEnds txn_ends(const Transaction& t) CUSED_REQUIRES(t.lock) {
+  TxnEnds ends;
+  if (t.from) {
+    ends.from_proc = t.from->proc->pid();
+    ends.from_thread = t.from->tid;
+  }
+  if (t.to_proc) ends.to_proc = t.to_proc->pid();
+  if (t.to_thread) ends.to_thread = t.to_thread->tid;
+  return ends;
+}
+
+}  // namespace
 
 Transaction::Transaction(const Params& params)
     : Work(WorkType::kTransaction),
@@ -75,6 +102,8 @@ void Proc::transact(Thread& thread, UserMemory& memory, CallerFiles* files,
     }
     plan.tcomplete = make_pooled<CompleteWork>(complete_pool_);
     count_object(plan.tcomplete->counter, ObjStat::kTransactionComplete);
+    trace_transaction(*plan.t, plan.target_node ? &*plan.target_node : nullptr, *plan.target_proc,
+                      plan.target_thread.get(), reply);
     error = fill_buffer(thread, memory, tr, extra_buffers_size, plan);
   }
   if (!error) error = deliver(thread, plan);
@@ -217,6 +246,7 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
   plan.buffer = &buffer;
   buffer.debug_id = plan.t->debug_id;
   buffer.clear_on_free = plan.t->flags & TF_CLEAR_BUF;
+  alloc::trace_buffer(TraceEventType::kAllocBuf, buffer);
   // The buffer owns the target node's local strong reference from now on (S6.7).
   plan.state.target_node = plan.target_node.shared();
   plan.holds_target_strong = false;
@@ -385,6 +415,7 @@ void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
       sync::LockGuard guard(plan.t->lock);
       plan.t->buffer = nullptr;
     }
+    alloc::trace_buffer(TraceEventType::kFailedBufferRelease, *plan.buffer);
     // S5.7: the files taken so far are dropped with the record; none was installed.
     plan.target_proc->release_objects(nullptr, plan.state, nullptr);
     plan.target_proc->alloc_.free_buffer(*plan.buffer);
@@ -460,11 +491,15 @@ void Proc::cleanup_transaction(const std::shared_ptr<Transaction>& t, std::uint3
 void Proc::free_transaction(Transaction& t) {
   std::shared_ptr<Proc> target;
   alloc::Buffer* buffer;
+  TxnEnds ends;
   {
     sync::LockGuard guard(t.lock);
+    if (trace::enabled()) ends = txn_ends(t);
     target = std::move(t.to_proc);
     buffer = t.buffer;
   }
+  trace::emit(TraceEventType::kTxnLatencyFree, t.debug_id, ends.from_proc, ends.from_thread,
+              ends.to_proc, ends.to_thread, t.code, t.flags);
   if (!target) return;
   std::vector<FreezeWaiter> drained;
   {

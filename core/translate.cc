@@ -11,6 +11,7 @@
 #include "core/align.h"
 #include "core/prefetched_memory.h"
 #include "core/proc.h"
+#include "core/trace_events.h"
 #include "core/txn_plan.h"
 
 namespace cused::core {
@@ -152,7 +153,8 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
   x.sg_end = x.sg_offset + buffer.extra_buffers_size() - align8(plan.secctx.size());
   x.fd_rules = {plan.in_reply_to ? (plan.in_reply_to->flags & TF_ACCEPT_FDS) != 0
                                  : plan.target_node->accept_fds,
-                plan.sender_files, target.receives_files_.load(std::memory_order_relaxed)};
+                plan.sender_files, target.receives_files_.load(std::memory_order_relaxed),
+                plan.t->debug_id};
   const binder_uintptr_t target_base = target.alloc_.user_address(buffer);
 
   // Step 6: one object, translated in place.
@@ -160,10 +162,10 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
     switch (object.hdr.type) {
       case BINDER_TYPE_BINDER:
       case BINDER_TYPE_WEAK_BINDER:
-        return translate_binder(thread, object.fbo, target, plan.state);
+        return translate_binder(thread, object.fbo, target, plan.state, plan.t->debug_id);
       case BINDER_TYPE_HANDLE:
       case BINDER_TYPE_WEAK_HANDLE:
-        return translate_handle(thread, object.fbo, target, plan.state);
+        return translate_handle(object.fbo, target, plan.state, plan.t->debug_id);
       case BINDER_TYPE_FD:
         return translate_fd_object(object.fdo, object_offset, x, plan.state);
       case BINDER_TYPE_FDA:
@@ -201,28 +203,31 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
 }
 
 // S5.1: the sender exports one of its own objects; the target gets a handle to it.
-int Proc::translate_binder(Thread& thread, flat_binder_object& fp, Proc& target,
-                           BufferState& state) {
+int Proc::translate_binder(Thread& thread, flat_binder_object& fp, Proc& target, BufferState& state,
+                           int txn_id) {
   NodeTmpRef node = get_node(fp.binder);
   if (!node) node = new_node(&fp);
   if (fp.cookie != node->cookie) return -EINVAL;
   const bool strong = fp.hdr.type == BINDER_TYPE_BINDER;
-  std::uint32_t desc = 0;
+  RefData dest;
   // The first reference makes BR_INCREFS/BR_ACQUIRE for the sender, on the sending thread.
-  if (int ret = target.inc_ref_for_node(*node, strong, &thread, desc)) return ret;
+  if (int ret = target.inc_ref_for_node(*node, strong, &thread, dest)) return ret;
   fp.hdr.type = strong ? BINDER_TYPE_HANDLE : BINDER_TYPE_WEAK_HANDLE;
   fp.binder = 0;
-  fp.handle = desc;
+  fp.handle = dest.desc;
   fp.cookie = 0;
-  state.objects.push_back({ObjectRecord::Kind::kHandle, strong, desc, nullptr});
+  trace::emit(TraceEventType::kNodeToRef, txn_id, node->debug_id, node->ptr, dest.debug_id,
+              dest.desc);
+  state.objects.push_back({ObjectRecord::Kind::kHandle, strong, dest.desc, nullptr});
   return 0;
 }
 
 // S5.2: the sender passes one of its handles. Coming home it becomes the target's own object;
 // elsewhere the target gets its own handle (also to a dead node).
-int Proc::translate_handle(Thread&, flat_binder_object& fp, Proc& target, BufferState& state) {
+int Proc::translate_handle(flat_binder_object& fp, Proc& target, BufferState& state, int txn_id) {
   const bool strong = fp.hdr.type == BINDER_TYPE_HANDLE;
-  NodeTmpRef node = get_node_from_ref(fp.handle, strong);
+  RefData src;
+  NodeTmpRef node = get_node_from_ref(fp.handle, strong, nullptr, nullptr, &src);
   if (!node) return -EINVAL;
   Node& n = *node;
   {
@@ -233,16 +238,19 @@ int Proc::translate_handle(Thread&, flat_binder_object& fp, Proc& target, Buffer
       fp.cookie = n.cookie;
       // No BR_INCREFS/BR_ACQUIRE for this (S6.5); the kernel ignores the result too.
       inc_node_nilocked(n, strong, false, nullptr);
+      trace::emit(TraceEventType::kRefToNode, txn_id, src.debug_id, src.desc, n.debug_id, n.ptr);
       state.objects.push_back({ObjectRecord::Kind::kNode, strong, 0, node.shared()});
       return 0;
     }
   }
-  std::uint32_t desc = 0;
-  if (int ret = target.inc_ref_for_node(n, strong, nullptr, desc)) return ret;
+  RefData dest;
+  if (int ret = target.inc_ref_for_node(n, strong, nullptr, dest)) return ret;
   fp.binder = 0;
-  fp.handle = desc;
+  fp.handle = dest.desc;
   fp.cookie = 0;
-  state.objects.push_back({ObjectRecord::Kind::kHandle, strong, desc, nullptr});
+  trace::emit(TraceEventType::kRefToRef, txn_id, n.debug_id, src.debug_id, src.desc, dest.debug_id,
+              dest.desc);
+  state.objects.push_back({ObjectRecord::Kind::kHandle, strong, dest.desc, nullptr});
   return 0;
 }
 
@@ -382,6 +390,7 @@ void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer, CallerFiles* close
       }
     }
   }
+  alloc::trace_buffer(TraceEventType::kBufferRelease, buffer);
   release_objects(thread, state, closer);
   alloc_.free_buffer(buffer);
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/thread.h"
+#include "core/trace_events.h"
 
 namespace cused::core {
 namespace {
@@ -40,6 +41,8 @@ void WakeScope::notify(std::shared_ptr<PollWaiter> waiter) {
 
 void WakeScope::answer(std::unique_ptr<Completion> completion, long result,
                        std::span<const std::byte> out) {
+  // Every answer ends one ioctl (binder_ioctl's exit), for the task it was made by.
+  trace::emit(TraceEventType::kIoctlDone, result);
   Answer& answer = answers_.emplace_back();
   answer.completion = std::move(completion);
   answer.result = result;

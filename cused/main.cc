@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "cused/host/proc_attr_label.h"
 #include "cused/host/shrinker_thread.h"
 #include "cused/host/thread_timer.h"
+#include "cused/host/trace_recorder.h"
 #include "cused/mount_point.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
@@ -101,6 +103,27 @@ std::string served_text(const std::string& mountpoint, const std::vector<std::st
   return fmt::format("{}", fmt::join(served, " and "));
 }
 
+// --trace FILE (docs/tracing.md): the kernel's binder events, written from before the first
+// request until the daemon stops. At the end, a trace still being written (--trace, or one
+// binderctl started) is finished, and its counts go to stderr.
+class DaemonTrace {
+ public:
+  explicit DaemonTrace(const std::string& path) {
+    if (path.empty()) return;
+    if (int error = cused::host::TraceRecorder::daemon().start(path))
+      throw std::runtime_error(fmt::format("cused: --trace {}: {}", path, std::strerror(-error)));
+  }
+  ~DaemonTrace() {
+    auto& recorder = cused::host::TraceRecorder::daemon();
+    if (!recorder.running()) return;
+    auto summary = recorder.stop();
+    fmt::print(stderr, "cused: trace: {} events written, {} dropped\n", summary.written,
+               summary.dropped);
+  }
+  DaemonTrace(const DaemonTrace&) = delete;
+  DaemonTrace& operator=(const DaemonTrace&) = delete;
+};
+
 // The daemon, or `cused run`: main's work, whose errors main reports.
 int serve(int argc, char** argv) {
   CLI::App app{"cused: the Android/Linux binder driver as a userspace daemon (binderfs over FUSE)"};
@@ -149,11 +172,16 @@ int serve(int argc, char** argv) {
   bool shrinker_stress = false;
   app.add_flag("--shrinker-stress", shrinker_stress,
                "Reclaim unused buffer pages continuously (race testing)");
+  std::string trace_path;
+  app.add_option("--trace", trace_path,
+                 "Write the kernel's binder trace events to FILE, in the text of tracefs's "
+                 "`trace` file, for Perfetto (" CUSED_DOC_DIR "/tracing.md)");
   cused::run::RunOptions run_options;
   CLI::App* run = app.add_subcommand(
       "run",
       "Run PROGRAM with its binder ioctls served by the cused on --mount DIR through seccomp "
-      "(started for it when DIR has none; " CUSED_DOC_DIR "/run.md): cused run [--mount DIR] "
+      "(started for it when DIR has none; " CUSED_DOC_DIR
+      "/run.md): cused run [--mount DIR] "
       "[--servicemanager[=PROGRAM]] -- PROGRAM ARGS. SIGTERM, SIGINT and SIGHUP go on to the "
       "program; the exit status is the program's (128 + N if signal N ended it), 125 if cused "
       "run failed, 126/127 if PROGRAM cannot be run / is not found");
@@ -197,6 +225,7 @@ int serve(int argc, char** argv) {
   // Absolute: --link makes symlinks to it, and a background daemon changes to "/".
   if (!mountpoint.empty())
     mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
+  if (!trace_path.empty()) trace_path = std::filesystem::absolute(trace_path).string();
   cused::binderfs::FilesystemOptions fs_options;
   if (!apply_variants(default_variant, devices, fs_options)) return 2;
   // Freeze deadlines and simulated install costs (core/timer.h), for every frontend's devices,
@@ -245,6 +274,7 @@ int serve(int argc, char** argv) {
   cused::FatalCleanup::install();
   cused::StopSignals stop_signals;
   try {
+    DaemonTrace trace(trace_path);  // after the fork to the background: it starts a thread
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
     cused::host::ShrinkerOptions shrinker_options;
@@ -253,6 +283,7 @@ int serve(int argc, char** argv) {
     cused::host::ShrinkerThread shrinker(cused::core::Driver::shared_default()->page_lru(),
                                          std::move(shrinker_options));
     fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
+    fs_options.trace = &cused::host::TraceRecorder::daemon();               // binderctl trace
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
     for (auto& device : *cuse_cores)
       cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(

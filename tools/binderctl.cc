@@ -145,6 +145,24 @@ int shrink(const ControlFile& control) {
   return 0;
 }
 
+// Starts the daemon's trace into `file`, or stops it and prints what it held.
+int trace(const ControlFile& control, bool start, const std::string& file) {
+  std::string path = start ? std::filesystem::absolute(file).string() : std::string();
+  auto result = control.trace(path);
+  if (auto* failure = std::get_if<Failure>(&result)) {
+    const char* why = failure->err == EBUSY              ? "a trace is being written already"
+                      : failure->err == ENOENT && !start ? "no trace is being written"
+                                                         : "";
+    return fail(*failure, why);
+  }
+  const auto& done = std::get<cused::uapi::cused_trace>(result);
+  if (start)
+    fmt::print("tracing to {}\n", path);
+  else
+    fmt::print("{} events written, {} dropped\n", done.written, done.dropped);
+  return 0;
+}
+
 // binder_logs/state or binder_logs/stats, as the daemon writes them.
 int print_log(const std::string& mount, const std::string& file) {
   std::string path = mount + "/binder_logs/" + file;
@@ -160,7 +178,7 @@ int print_log(const std::string& mount, const std::string& file) {
 
 // main, behind guarded_main: whatever it throws is one line and exit code 1.
 int run(int argc, char** argv) {
-  CLI::App app{"binderctl: devices, variants, state, stats and shrink of a running cused"};
+  CLI::App app{"binderctl: devices, variants, state, stats, shrink and trace of a running cused"};
   app.set_version_flag("--version", cused::version_text("binderctl", nullptr));
   app.require_subcommand(1);
   app.fallthrough();  // --mount also after the command: `binderctl list --mount DIR`
@@ -177,6 +195,13 @@ int run(int argc, char** argv) {
   auto* show_cmd = app.add_subcommand("show", "Print a device's variant");
   show_cmd->add_option("name", name, "Device")->required();
   auto* shrink_cmd = app.add_subcommand("shrink", "Reclaim every unused buffer page now");
+  auto* trace_cmd = app.add_subcommand(
+      "trace", "Write the binder trace events to FILE (start FILE), or stop (docs/tracing.md)");
+  trace_cmd->require_subcommand(1);
+  auto* trace_start = trace_cmd->add_subcommand("start", "Start writing the trace to FILE");
+  std::string trace_file;
+  trace_start->add_option("file", trace_file, "FILE (created, or truncated)")->required();
+  auto* trace_stop = trace_cmd->add_subcommand("stop", "Stop, and print what the trace held");
   auto* state_cmd = app.add_subcommand("state", "Print binder_logs/state");
   auto* stats_cmd = app.add_subcommand("stats", "Print binder_logs/stats");
   CLI11_PARSE(app, argc, argv);
@@ -193,6 +218,8 @@ int run(int argc, char** argv) {
   if (set_cmd->parsed()) return set(control, name, spec);
   if (show_cmd->parsed()) return show(control, name);
   if (shrink_cmd->parsed()) return shrink(control);
+  if (trace_start->parsed()) return trace(control, true, trace_file);
+  if (trace_stop->parsed()) return trace(control, false, "");
   return fail("no command");
 }
 

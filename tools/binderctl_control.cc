@@ -72,4 +72,13 @@ Result<uapi::cused_shrink_result> ControlFile::shrink() const {
   return result;
 }
 
+Result<uapi::cused_trace> ControlFile::trace(const std::string& path) const {
+  uapi::cused_trace argument{};
+  argument.start = !path.empty();
+  std::string what = path.empty() ? "trace stop" : "trace start " + path;
+  if (!copy_text(argument.path, path)) return Failure{ENAMETOOLONG, what};
+  if (ioctl(fd_, uapi::CUSED_CTL_TRACE, &argument) != 0) return Failure{errno, what};
+  return argument;
+}
+
 }  // namespace cused::binderctl

@@ -38,6 +38,9 @@ class ControlFile {
   // Applies `spec` to the device's variant for procs opened from now on; the result in full.
   Result<std::string> set_variant(const std::string& device, const std::string& spec) const;
   Result<uapi::cused_shrink_result> shrink() const;
+  // Starts the daemon's trace into `path` (absolute), or stops it (`path` empty): what the
+  // stopped trace held.
+  Result<uapi::cused_trace> trace(const std::string& path) const;
 
  private:
   Result<uapi::cused_device_variant> variant_ioctl(unsigned cmd, const std::string& device,

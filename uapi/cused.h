@@ -35,6 +35,17 @@ struct cused_shrink_result {
   __u64 skipped;
 };
 
+// `binderctl trace start FILE | stop` (docs/tracing.md): the daemon's trace file. start = 1:
+// the daemon creates (truncates) `path`, absolute and NUL-terminated, and writes the binder events
+// into it; start = 0: it stops, and `written` and `dropped` say what the trace held.
+struct cused_trace {
+  __u32 start;
+  __u32 reserved;  // 0
+  __u64 written;   // out, when stopping
+  __u64 dropped;   // out, when stopping
+  char path[4072];
+};
+
 // Name in; the device's current variant (every key) out. ENOENT: no such device.
 inline constexpr unsigned CUSED_CTL_GET_VARIANT =
     _IOWR(kCusedIoctlMagic, 1, struct cused_device_variant);
@@ -45,11 +56,17 @@ inline constexpr unsigned CUSED_CTL_SET_VARIANT =
     _IOWR(kCusedIoctlMagic, 2, struct cused_device_variant);
 // Reclaims every unused buffer page of every proc now; what that freed out.
 inline constexpr unsigned CUSED_CTL_SHRINK = _IOR(kCusedIoctlMagic, 3, struct cused_shrink_result);
+// Starts or stops the trace. EBUSY: a trace is being written already; ENOENT: none to stop;
+// EPERM: the caller is neither root nor the daemon's user (the daemon writes the file);
+// EINVAL: a relative path; else the errno of creating the file.
+inline constexpr unsigned CUSED_CTL_TRACE = _IOWR(kCusedIoctlMagic, 4, struct cused_trace);
 
 static_assert(sizeof(cused_device_variant) == 512);
 static_assert(sizeof(cused_shrink_result) == 24);
 static_assert(CUSED_CTL_GET_VARIANT == 0xc200cb01u);
 static_assert(CUSED_CTL_SET_VARIANT == 0xc200cb02u);
 static_assert(CUSED_CTL_SHRINK == 0x8018cb03u);
+static_assert(sizeof(cused_trace) == 4096);
+static_assert(CUSED_CTL_TRACE == 0xd000cb04u);
 
 }  // namespace cused::uapi

@@ -227,6 +227,9 @@ Allocator::Attempt Allocator::new_buffer_locked(const Request& request,
 }
 
 bool Allocator::take_pages(std::size_t first, const PageRun& run) {
+  // binder_lru_freelist_del: the range, then each page taken back from the LRU.
+  trace::emit(TraceEventType::kUpdatePageRange, options_.pid, true, first * page_size_,
+              run.size() * page_size_);
   sync::LockGuard lru(lru_.lock_);
   for (std::size_t i = 0; i < run.size(); ++i) {
     Page& page = *run[i];
@@ -235,7 +238,9 @@ bool Allocator::take_pages(std::size_t first, const PageRun& run) {
       continue;
     }
     if (lru_.on_lru(page)) {
+      trace::emit(TraceEventType::kAllocLruStart, options_.pid, page.index());
       lru_.remove(page);
+      trace::emit(TraceEventType::kAllocLruEnd, options_.pid, page.index());
     } else if (variant_.lock == LockVariant::spin_install && lru_.isolated(page)) {
       put_pages_locked_lru(first, first + i);
       return false;
@@ -248,6 +253,9 @@ bool Allocator::take_pages(std::size_t first, const PageRun& run) {
 }
 
 void Allocator::put_pages(std::size_t first, std::size_t last) {
+  // binder_lru_freelist_add: the range, then each page that goes onto the LRU.
+  trace::emit(TraceEventType::kUpdatePageRange, options_.pid, false, first * page_size_,
+              (last - first) * page_size_);
   sync::LockGuard lru(lru_.lock_);
   put_pages_locked_lru(first, last);
 }
@@ -256,8 +264,12 @@ void Allocator::put_pages_locked_lru(std::size_t first, std::size_t end) {
   for (std::size_t index = first; index < end; ++index) {
     Page& page = *pages_.find(index);
     // The last buffer on this page is gone: an installed page waits on the LRU (S9.5).
-    if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) && !lru_.on_lru(page))
+    if (--page.users_ == 0 && page.installed_.load(std::memory_order_acquire) &&
+        !lru_.on_lru(page)) {
+      trace::emit(TraceEventType::kFreeLruStart, options_.pid, page.index());
       lru_.add(page);
+      trace::emit(TraceEventType::kFreeLruEnd, options_.pid, page.index());
+    }
   }
 }
 
@@ -279,9 +291,12 @@ int Allocator::install_pages(const PageRun& run) {
     std::size_t first = run[i]->index();
     // The only way this fails is the memfd not getting memory (memcg limit): ENOMEM, which the
     // engine answers with BR_FAILED_REPLY (S9.5).
+    // One system call installs the whole run, so its pages' starts come before their ends.
+    trace_pages(TraceEventType::kAllocPageStart, first, j - i);
     if (file_.populate(first * page_size_, (j - i) * page_size_) != 0) return -ENOMEM;
     if (options_.install_latency.count() > 0)
       options_.timer->sleep(options_.install_latency * static_cast<long>(j - i));
+    trace_pages(TraceEventType::kAllocPageEnd, first, j - i);
     for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);
     std::size_t high = run[j - 1]->index() + 1;
     std::size_t seen = pages_high_.load(std::memory_order_relaxed);
@@ -290,6 +305,12 @@ int Allocator::install_pages(const PageRun& run) {
     i = j;
   }
   return 0;
+}
+
+void Allocator::trace_pages(TraceEventType type, std::size_t first, std::size_t count) const {
+  if (!trace::enabled()) return;
+  for (std::size_t index = first; index < first + count; ++index)
+    trace::emit(type, options_.pid, index);
 }
 
 bool Allocator::low_async_space_locked(pid_t sender_pid, std::string& warning) {
@@ -492,7 +513,10 @@ bool Allocator::begin_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
 std::size_t Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   const std::size_t bytes = page_size_;
   if (variant_.lock != LockVariant::spin) page.installed_.store(false, std::memory_order_release);
+  // binder_alloc_free_page's zap: the hole takes the page out of the client's mapping.
+  trace::emit(TraceEventType::kUnmapUserStart, options_.pid, page.index());
   file_.punch_hole(page.index() * page_size_, page_size_);
+  trace::emit(TraceEventType::kUnmapUserEnd, options_.pid, page.index());
   {
     sync::LockGuard lru(lru_.lock_);
     lru_.end_isolation(page);

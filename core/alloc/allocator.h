@@ -39,6 +39,7 @@
 #include "core/sync/policy_mutex.h"
 #include "core/sync/thread_annotations.h"
 #include "core/timer.h"
+#include "core/trace_events.h"
 
 namespace cused::core::alloc {
 
@@ -213,6 +214,8 @@ class Allocator final : public PageOwner {
   void put_pages(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_);
   void put_pages_locked_lru(std::size_t first, std::size_t end) CUSED_REQUIRES(lock_, lru_.lock_);
   int install_pages(const PageRun& run);
+  // binder_lru_page_class events for pages [first, first + count).
+  void trace_pages(TraceEventType type, std::size_t first, std::size_t count) const;
   static bool all_installed(const PageRun& run);
   PageState page_state_locked(const Page* page) const CUSED_REQUIRES(lock_, lru_.lock_);
   bool low_async_space_locked(pid_t sender_pid, std::string& warning) CUSED_REQUIRES(lock_);

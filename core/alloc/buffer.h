@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/trace_events.h"
+
 namespace cused::core::alloc {
 
 class Allocator;
@@ -59,5 +61,12 @@ class Buffer {
   bool async_transaction_ = false;
   bool oneway_spam_suspect_ = false;
 };
+
+// binder_buffer_class (binder_transaction_alloc_buf, _buffer_release, _failed_buffer_release):
+// a buffer's sizes under its transaction's id.
+inline void trace_buffer(TraceEventType type, const Buffer& buffer) {
+  trace::emit(type, buffer.debug_id, buffer.data_size(), buffer.offsets_size(),
+              buffer.extra_buffers_size());
+}
 
 }  // namespace cused::core::alloc

@@ -2,6 +2,8 @@
 // "NAME:SPEC" to create a device with a variant, and cused's own (uapi/cused.h): read and change
 // a device's variant, shrink now (docs/design.md sections 5 and 6).
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -67,6 +69,8 @@ void Filesystem::control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std
       return set_variant_ioctl(req, in, in_size);
     case uapi::CUSED_CTL_SHRINK:
       return shrink_ioctl(req);
+    case uapi::CUSED_CTL_TRACE:
+      return trace_ioctl(req, in, in_size);
     default:
       return reply_error(req, EINVAL);  // S10.3: binderfs's answer to any other command
   }
@@ -127,6 +131,27 @@ void Filesystem::shrink_ioctl(fuse_req_t req) {
   core::alloc::ReclaimResult freed = options_.shrink_now();
   uapi::cused_shrink_result result{freed.pages, freed.bytes, freed.skipped};
   fuse::reply_ioctl(req, 0, &result, sizeof result);
+}
+
+// The daemon writes the file with its own rights: only root or the daemon's user may name it.
+void Filesystem::trace_ioctl(fuse_req_t req, const void* in, std::size_t in_size) {
+  if (!options_.trace) return reply_error(req, ENOTTY);
+  uapi::cused_trace argument{};
+  if (!read_argument(in, in_size, argument)) return reply_error(req, EFAULT);
+  const uid_t caller = fuse_req_ctx(req)->uid;
+  if (caller != 0 && caller != geteuid()) return reply_error(req, EPERM);
+  if (argument.start) {
+    argument.path[sizeof argument.path - 1] = '\0';
+    if (argument.path[0] != '/') return reply_error(req, EINVAL);
+    if (int err = options_.trace->start(argument.path)) return reply_error(req, -err);
+    fuse_log(FUSE_LOG_INFO, "cused: tracing to %s\n", argument.path);
+  } else {
+    if (!options_.trace->running()) return reply_error(req, ENOENT);
+    host::TraceRecorder::Summary summary = options_.trace->stop();
+    argument.written = summary.written;
+    argument.dropped = summary.dropped;
+  }
+  fuse::reply_ioctl(req, 0, &argument, sizeof argument);
 }
 
 }  // namespace cused::binderfs

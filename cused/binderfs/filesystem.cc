@@ -422,8 +422,8 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
   fuse::reply_err(req, 0);
 }
 
-void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in,
-                       std::size_t in_size, std::size_t out_size) {
+void Filesystem::ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi,
+                       const void* in, std::size_t in_size, std::size_t out_size) {
   if (fi->fh == 0) return static_cast<void>(fuse::reply_err(req, ENOTTY));
   OpenFile& file = file_of(fi);
   if (!file.proc()) return control_ioctl(req, cmd, in, in_size);
@@ -439,7 +439,8 @@ void Filesystem::ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const v
                              cmd,
                              std::span(static_cast<const std::byte*>(in), in_size),
                              file.nonblock(),
-                             {}};
+                             {},
+                             arg};
   auto completion =
       std::make_unique<fuse::IoctlCompletion>(req, ctx->pid, out_size, file.proc(), interrupts_);
   completion->watch_interrupts(uring ? &uring_requests_ : nullptr);
@@ -567,11 +568,11 @@ void op_release(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (LogsDir::owns(ino)) return self(req).logs().release(req, fi);
   self(req).release(req, fi);
 }
-void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void*, fuse_file_info* fi, unsigned,
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void* arg, fuse_file_info* fi, unsigned,
               const void* in, std::size_t in_size, std::size_t out_size) {
   fuse::serve(req, entry_of(ino), "ioctl", [&] {
     if (LogsDir::owns(ino)) return static_cast<void>(fuse::reply_err(req, ENOTTY));
-    self(req).ioctl(req, cmd, fi, in, in_size, out_size);
+    self(req).ioctl(req, cmd, reinterpret_cast<std::uint64_t>(arg), fi, in, in_size, out_size);
   });
 }
 void op_poll(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, fuse_pollhandle* ph) {

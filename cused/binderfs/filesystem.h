@@ -29,6 +29,7 @@
 #include "cused/binderfs/logs_dir.h"
 #include "cused/fuse/fuse.h"
 #include "cused/fuse/uring_requests.h"
+#include "cused/host/trace_recorder.h"
 #include "cused/request/interrupt_worker.h"
 #include "cused/thread_exit_watcher.h"
 
@@ -49,6 +50,9 @@ struct FilesystemOptions {
   std::map<std::string, core::DeviceOptions> variants;  // by device name (`--device NAME:SPEC`)
   // "Shrink now" for CUSED_CTL_SHRINK (the daemon's Shrinker); without it the ioctl is ENOTTY.
   std::function<core::alloc::ReclaimResult()> shrink_now;
+  // The trace file CUSED_CTL_TRACE starts and stops (the daemon's); without it the ioctl is
+  // ENOTTY.
+  host::TraceRecorder* trace = nullptr;
   NodeAttributes device_attributes;
   std::size_t max_devices = 1u << 20;  // S10.1: binderfs's default and upper bound
 };
@@ -118,8 +122,9 @@ class Filesystem {
   void read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t offset, fuse_file_info* fi);
   void flush(fuse_req_t req, fuse_file_info* fi);
   void release(fuse_req_t req, fuse_file_info* fi);
-  void ioctl(fuse_req_t req, unsigned cmd, fuse_file_info* fi, const void* in, std::size_t in_size,
-             std::size_t out_size);
+  // `arg`: the caller's argument address (traced only: FUSE copied the argument in already).
+  void ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi, const void* in,
+             std::size_t in_size, std::size_t out_size);
   void poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph);
   // S10.4: a device lives on for the procs that have it open.
   void unlink(fuse_req_t req, fuse_ino_t parent, const char* name);
@@ -155,6 +160,7 @@ class Filesystem {
   void get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
   void set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
   void shrink_ioctl(fuse_req_t req);
+  void trace_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
   // The device named `name` in the root, if there is one.
   std::optional<std::size_t> find_device(const std::string& name) const CUSED_REQUIRES(lock_);
   std::vector<std::shared_ptr<core::Device>> live_devices() const;

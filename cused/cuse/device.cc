@@ -74,7 +74,7 @@ void Device::open(fuse_req_t req, fuse_file_info* fi) {
     return reply_error(req, error.code().value());
   }
   auto proc = core::Proc::open(device_, opener, std::move(buffers),
-                            std::make_unique<ShimMappingFinder>(mapping, name()));
+                               std::make_unique<ShimMappingFinder>(mapping, name()));
   auto file = std::make_unique<OpenFile>(std::move(proc), (fi->flags & O_NONBLOCK) != 0,
                                          std::move(mapping));
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());
@@ -135,7 +135,8 @@ void Device::binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uin
                              cmd,
                              std::span<const std::byte>(in.data(), in_size),
                              file.nonblock,
-                             {}};
+                             {},
+                             arg};
   auto completion = std::make_unique<fuse::IoctlCompletion>(
       req, ctx->pid, argument.copy_out, file.proc, interrupts_, arg, argument.copy_out_errno);
   completion->watch_interrupts();

@@ -275,7 +275,7 @@ void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_no
   if (!listener.valid(notification.id)) return;
   served_.fetch_add(1, std::memory_order_relaxed);
   core::IoctlRequest request{tgid,          tid,           open.proc->euid(), cmd,
-                             in.argument(), open.nonblock, in.read_ahead()};
+                             in.argument(), open.nonblock, in.read_ahead(),   arg};
   auto completion = std::make_unique<NotificationCompletion>(session, notification.id, tid, tgid,
                                                              arg, argument, open.proc);
   CallerScheduling scheduling(tid, serves_at_caller_priority(*open.proc));

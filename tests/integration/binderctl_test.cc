@@ -1,9 +1,13 @@
 // tools/binderctl and `cused --device NAME:SPEC` / `--variant SPEC` as a user runs them: a real
 // cused process, binderctl as another (issue 6, docs/design.md sections 5 and 6).
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -18,6 +22,7 @@
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 #include "tools/binderctl_control.h"
+#include "uapi/binder.h"
 
 namespace cused {
 namespace {
@@ -177,6 +182,50 @@ TEST_F(BinderctlTest, ShrinkReportsWhatTheShrinkerFreed) {
   EXPECT_EQ(exit_status(shrunk), 0) << shrunk.output;
   EXPECT_NE(shrunk.output.find("freed 0 pages (0 bytes), skipped 0 busy"), std::string::npos)
       << "a daemon with no proc has nothing to free: " << shrunk.output;
+}
+
+// binderctl trace start FILE | stop (docs/tracing.md): a running daemon writes the binder events
+// from the start to the stop, the task being the caller's thread; a second start and a stop with
+// no trace say why they fail.
+TEST_F(BinderctlTest, TraceStartsAndStopsOnARunningDaemon) {
+  ASSERT_TRUE(start_daemon({}));
+  const std::string file = dir_ + ".trace";
+  auto stop = binderctl("trace stop");
+  EXPECT_EQ(exit_status(stop), 1);
+  EXPECT_NE(stop.output.find("no trace is being written"), std::string::npos) << stop.output;
+  auto start = binderctl("trace start " + file);
+  ASSERT_EQ(exit_status(start), 0) << start.output;
+  EXPECT_EQ(start.output, "tracing to " + file + "\n");
+  auto again = binderctl("trace start " + file);
+  EXPECT_EQ(exit_status(again), 1);
+  EXPECT_NE(again.output.find("a trace is being written already"), std::string::npos)
+      << again.output;
+  {
+    int fd = open((dir_ + "/binder").c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    binder_version version{};
+    EXPECT_EQ(ioctl(fd, BINDER_VERSION, &version), 0);
+    close(fd);
+  }
+  stop = binderctl("trace stop");
+  ASSERT_EQ(exit_status(stop), 0) << stop.output;
+  std::ifstream in(file);
+  std::vector<std::string> events;
+  std::string last;
+  for (std::string line; std::getline(in, line); last = line)
+    if (line[0] != '#') events.push_back(line);
+  EXPECT_EQ(stop.output, std::to_string(events.size()) + " events written, 0 dropped\n");
+  const std::string me = "-" + std::to_string(gettid()) + " ";
+  const std::string version_ioctl =
+      fmt::format("binder_ioctl: cmd=0x{:x} arg=0x", static_cast<unsigned>(BINDER_VERSION));
+  bool traced = false;
+  for (const std::string& line : events)
+    traced = traced ||
+             (line.find(me) != std::string::npos && line.find(version_ioctl) != std::string::npos);
+  EXPECT_TRUE(traced) << "no BINDER_VERSION of this thread in " << file;
+  EXPECT_EQ(last.rfind("# cused: " + std::to_string(events.size()) + " events written", 0), 0u)
+      << last;
+  fs::remove(file);
 }
 
 // state and stats print binder_logs/ files; a mount without them says so and fails.

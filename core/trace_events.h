@@ -1,0 +1,123 @@
+// The kernel's binder tracepoints (drivers/android/binder_trace.h, docs/tracing.md), as core
+// emits them: at the points where binder.c and binder_alloc.c emit theirs, with the same fields,
+// in TP_STRUCT__entry order. core only records values; the host implements TraceSink, gives each
+// event its text (the TP_printk format) and writes it out, so core stays free of formatting and
+// of OS calls.
+//
+// Off by default, and then an emit point costs one load of the sink and one predictable branch:
+// the sink is one pointer for the whole daemon, as tracefs's event switches are for the kernel.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+
+namespace cused::core {
+
+// One value per event of binder_trace.h that cused emits. binder_lock/locked/unlock are defined
+// there but have had no caller since the global binder lock went (4.14); binder_set_priority is
+// the Android common kernel's; binder_unmap_kernel_* bracket a kernel mapping cused does not have.
+enum class TraceEventType : std::uint8_t {
+  kIoctl,                // cmd, arg
+  kIoctlDone,            // ret
+  kWriteDone,            // ret
+  kReadDone,             // ret
+  kWaitForWork,          // proc_work, transaction_stack, thread_todo
+  kTxnLatencyFree,       // debug_id, from_proc, from_thread, to_proc, to_thread, code, flags
+  kTransaction,          // debug_id, target_node, to_proc, to_thread, reply, code, flags
+  kTransactionReceived,  // debug_id
+  kNodeToRef,            // debug_id, node_debug_id, node_ptr, ref_debug_id, ref_desc
+  kRefToNode,            // debug_id, ref_debug_id, ref_desc, node_debug_id, node_ptr
+  kRefToRef,             // debug_id, node_debug_id, src ref id, src desc, dest ref id, dest desc
+  kFdSend,               // debug_id, fd, offset
+  kFdRecv,               // debug_id, fd, offset
+  kAllocBuf,             // debug_id, data_size, offsets_size, extra_buffers_size
+  kBufferRelease,        // the same
+  kFailedBufferRelease,  // the same
+  kUpdatePageRange,      // proc, allocate, offset, size
+  kAllocLruStart,        // proc, page_index (and the same for the nine below)
+  kAllocLruEnd,
+  kFreeLruStart,
+  kFreeLruEnd,
+  kAllocPageStart,
+  kAllocPageEnd,
+  kUnmapUserStart,
+  kUnmapUserEnd,
+  kCommand,  // cmd
+  kReturn,   // cmd
+};
+inline constexpr std::size_t kTraceEventTypes =
+    static_cast<std::size_t>(TraceEventType::kReturn) + 1;
+
+// The task an event belongs to: the client thread on whose behalf core runs (the kernel's
+// `current`), not the daemon thread that runs it. 0: core runs for no client (a timer, the
+// shrinker); the host then names its own thread.
+struct TraceTask {
+  pid_t tid = 0;
+  pid_t tgid = 0;
+};
+
+struct TraceEvent {
+  static constexpr std::size_t kMaxFields = 7;
+  using Fields = std::array<std::uint64_t, kMaxFields>;
+  TraceEventType type = TraceEventType::kIoctl;
+  TraceTask task;
+  std::chrono::steady_clock::time_point time;  // CLOCK_MONOTONIC, as ftrace's default clock
+  // Signed values (ret, fd) are stored sign-extended; the formatter knows each field's type.
+  Fields fields{};
+};
+
+class TraceSink {
+ public:
+  // Called on the emitting daemon thread, possibly with engine locks held: must not block on
+  // anything the engine holds, and must not call back into core.
+  virtual void record(const TraceEvent& event) = 0;
+
+ protected:
+  ~TraceSink() = default;
+};
+
+namespace trace {
+
+namespace detail {
+extern std::atomic<TraceSink*> sink;
+void record(TraceSink& sink, TraceEventType type, std::initializer_list<std::uint64_t> fields);
+}  // namespace detail
+
+// The sink events go to; null switches tracing off. The sink must stay valid for as long as a
+// thread may still be inside record() after it was replaced: the host never destroys its sink
+// while the daemon runs.
+void set_sink(TraceSink* sink);
+inline bool enabled() { return detail::sink.load(std::memory_order_acquire) != nullptr; }
+
+// Records one event, if tracing is on, for the current task (TaskScope).
+template <typename... Fields>
+inline void emit(TraceEventType type, Fields... fields) {
+  TraceSink* sink = detail::sink.load(std::memory_order_acquire);
+  if (__builtin_expect(sink == nullptr, 1)) return;
+  detail::record(*sink, type, {static_cast<std::uint64_t>(fields)...});
+}
+
+// The task of the events this daemon thread emits while the scope lives: the caller of the
+// ioctl core serves, or the reader whose parked read it resumes. Nested scopes restore the outer
+// task. Costs nothing beyond a branch while tracing is off.
+class TaskScope {
+ public:
+  explicit TaskScope(TraceTask task);
+  ~TaskScope();
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+
+ private:
+  bool active_;
+  TraceTask outer_;
+};
+
+TraceTask current_task();
+
+}  // namespace trace
+}  // namespace cused::core

@@ -1,0 +1,75 @@
+// The daemon's trace file (`cused --trace FILE`, docs/tracing.md): core's binder events
+// (core/trace_events.h) go into per-thread rings (trace_ring.h), and a writer thread drains
+// them every 100 ms into FILE in the ftrace text format (ftrace_text.h), merged in time order.
+// Memory is bounded by the rings; what a full ring drops is counted and written at the end.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/trace_events.h"
+#include "cused/host/task_names.h"
+#include "cused/host/trace_ring.h"
+
+namespace cused::host {
+
+class TraceRecorder final : public core::TraceSink {
+ public:
+  static constexpr std::size_t kRingEvents = 16384;  // per daemon thread: 88 bytes each, 1.4 MB
+
+  explicit TraceRecorder(std::size_t ring_events = kRingEvents);
+  // Stops. Only a recorder no thread can still be recording into may go (see core::trace).
+  ~TraceRecorder();
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
+
+  // The daemon's recorder: never destroyed, since any daemon thread may be inside record().
+  static TraceRecorder& daemon();
+
+  // Creates (truncates) `path`, writes the header and makes this core's sink. 0, -EBUSY while a
+  // trace is being written, or the -errno of the open.
+  int start(const std::string& path);
+  struct Summary {
+    std::uint64_t written = 0;
+    std::uint64_t dropped = 0;
+  };
+  // Ends the trace: core stops emitting, what the rings hold is written, then a last comment
+  // line with the counts; the file is closed. A recorder that was not started returns zeros.
+  Summary stop();
+  bool running() const;
+
+  void record(const core::TraceEvent& event) override;
+
+ private:
+  std::shared_ptr<TraceRing> ring_for_this_thread();
+  void run();
+  // Writes what the rings hold. Unless `all`, events of the last 50 ms wait for the next pass:
+  // a thread may still be pushing an event stamped before the newest one drained.
+  void write_out(bool all);
+  void write_line(const TraceRecord& record);
+
+  const std::uint64_t id_;  // tells this recorder's rings from another's in a thread's cache
+  std::atomic<std::uint64_t> trace_number_{0};  // which start() the threads' name caches know
+  const std::size_t ring_events_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::FILE* file_ = nullptr;
+  std::chrono::steady_clock::time_point started_;
+  std::vector<std::shared_ptr<TraceRing>> rings_;
+  std::thread writer_;
+  // The writer's own, under write_mutex_ (the writer thread and stop() both write).
+  std::mutex write_mutex_;
+  std::vector<TraceRecord> pending_;
+  TaskNames names_;  // its own lock: the recording threads note tasks in it
+  Summary summary_;
+};
+
+}  // namespace cused::host
