@@ -15,6 +15,10 @@
 // disabled preemption, see lock() below).
 #pragma once
 
+#include <cstdint>
+
+#include "core/alloc/lock_trace.h"
+#include "core/alloc/variant.h"
 #include "core/sync/lock_policy.h"
 #include "core/sync/policy_mutex.h"
 #include "core/sync/preemption.h"
@@ -25,7 +29,12 @@ namespace cused::core::alloc {
 
 class CUSED_CAPABILITY("mutex") AllocLock {
  public:
-  AllocLock(bool sleeping, sync::LockPolicy policy) : sleeping_(sleeping), mutex_(policy) {}
+  // The mutex variant sleeps; spin and spin-install spin.
+  AllocLock(LockVariant variant, sync::LockPolicy policy)
+      : sleeping_(variant == LockVariant::mutex),
+        mutex_(policy),
+        trace_(TracedLock::alloc, variant,
+               sleeping_ ? static_cast<std::uint64_t>(policy) : kNoLockPolicy) {}
   AllocLock(const AllocLock&) = delete;
   AllocLock& operator=(const AllocLock&) = delete;
 
@@ -34,7 +43,15 @@ class CUSED_CAPABILITY("mutex") AllocLock {
   sync::LockPolicy policy() const { return mutex_.policy(); }
 
   // The forwarding itself is invisible to the analysis (it would see mutex_ acquired and kept);
-  // callers see one capability.
+  // callers see one capability. The cused_lock_* events are the LockTrace's (lock_trace.h).
+  void lock() CUSED_ACQUIRE() CUSED_NO_THREAD_SAFETY_ANALYSIS { trace_.lock(Raw{*this}); }
+  bool try_lock() CUSED_TRY_ACQUIRE(true) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+    return trace_.try_lock(Raw{*this});
+  }
+  void unlock() CUSED_RELEASE() CUSED_NO_THREAD_SAFETY_ANALYSIS { trace_.unlock(Raw{*this}); }
+
+ private:
+  // The lock itself, untraced.
   // The spinlock's holder runs with preemption disabled until it has released it, as under the
   // kernel's spin_lock()/spin_unlock() (core/sync/preemption.h): it is never a preempted
   // low-priority thread, while the mutex's holder can be. The kernel disables preemption before
@@ -43,33 +60,36 @@ class CUSED_CAPABILITY("mutex") AllocLock {
   // holder off its CPU. The price: a holder serving a less urgent caller holds the lock one
   // sched_setattr longer (about 2 us, docs/performance.md) than the kernel's holder, whose
   // preempt_disable is free; it falls on the spin designs only.
-  void lock() CUSED_ACQUIRE() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    if (sleeping_) {
-      mutex_.lock();
-    } else {
-      spin_.lock();
+  struct Raw {
+    AllocLock& owner;
+    void lock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
+      if (owner.sleeping_) {
+        owner.mutex_.lock();
+      } else {
+        owner.spin_.lock();
+        sync::preempt_disable();
+      }
+    }
+    bool try_lock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
+      if (owner.sleeping_) return owner.mutex_.try_lock();
+      if (!owner.spin_.try_lock()) return false;
       sync::preempt_disable();
+      return true;
     }
-  }
-  bool try_lock() CUSED_TRY_ACQUIRE(true) CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    if (sleeping_) return mutex_.try_lock();
-    if (!spin_.try_lock()) return false;
-    sync::preempt_disable();
-    return true;
-  }
-  void unlock() CUSED_RELEASE() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    if (sleeping_) {
-      mutex_.unlock();
-    } else {
-      spin_.unlock();
-      sync::preempt_enable();
+    void unlock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
+      if (owner.sleeping_) {
+        owner.mutex_.unlock();
+      } else {
+        owner.spin_.unlock();
+        sync::preempt_enable();
+      }
     }
-  }
+  };
 
- private:
   const bool sleeping_;
   sync::PolicyMutex mutex_;
   sync::SpinLock spin_;
+  LockTrace trace_;
 };
 
 }  // namespace cused::core::alloc

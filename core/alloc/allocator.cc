@@ -63,8 +63,8 @@ Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorO
       lru_(lru),
       options_(std::move(options)),
       page_size_(file.page_size()),
-      lock_(variant.lock == LockVariant::mutex, options_.lock_policy),
-      install_lock_(options_.lock_policy),
+      lock_(variant.lock, options_.lock_policy),
+      install_lock_(variant.lock, options_.lock_policy),
       pages_(variant.pages) {
   if (options_.install_latency.count() > 0 && !options_.timer)
     throw std::invalid_argument("install_latency without a timer to sleep it");
@@ -293,10 +293,12 @@ int Allocator::install_pages(const PageRun& run) {
     // engine answers with BR_FAILED_REPLY (S9.5).
     // One system call installs the whole run, so its pages' starts come before their ends.
     trace_pages(TraceEventType::kAllocPageStart, first, j - i);
+    const auto since = trace::start();
     if (file_.populate(first * page_size_, (j - i) * page_size_) != 0) return -ENOMEM;
     if (options_.install_latency.count() > 0)
       options_.timer->sleep(options_.install_latency * static_cast<long>(j - i));
     trace_pages(TraceEventType::kAllocPageEnd, first, j - i);
+    trace::emit_since(since, TraceEventType::kPageInstall, options_.pid, first, j - i);
     for (std::size_t k = i; k < j; ++k) run[k]->installed_.store(true, std::memory_order_release);
     std::size_t high = run[j - 1]->index() + 1;
     std::size_t seen = pages_high_.load(std::memory_order_relaxed);
@@ -515,8 +517,10 @@ std::size_t Allocator::finish_reclaim(Page& page) CUSED_NO_THREAD_SAFETY_ANALYSI
   if (variant_.lock != LockVariant::spin) page.installed_.store(false, std::memory_order_release);
   // binder_alloc_free_page's zap: the hole takes the page out of the client's mapping.
   trace::emit(TraceEventType::kUnmapUserStart, options_.pid, page.index());
+  const auto since = trace::start();
   file_.punch_hole(page.index() * page_size_, page_size_);
   trace::emit(TraceEventType::kUnmapUserEnd, options_.pid, page.index());
+  trace::emit_since(since, TraceEventType::kPageReclaim, options_.pid, page.index());
   {
     sync::LockGuard lru(lru_.lock_);
     lru_.end_isolation(page);

@@ -29,6 +29,7 @@
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/buffer.h"
+#include "core/alloc/install_lock.h"
 #include "core/alloc/page.h"
 #include "core/alloc/page_lru.h"
 #include "core/alloc/page_table.h"
@@ -246,7 +247,7 @@ class Allocator final : public PageOwner {
   mutable AllocLock lock_;
   // spin_install only: serializes page installation with the shrinker's clear-and-punch.
   // Never taken with lock_ held.
-  sync::PolicyMutex install_lock_;
+  InstallLock install_lock_;
   RangeAlloc space_ CUSED_GUARDED_BY(lock_);
   PageTable pages_ CUSED_GUARDED_BY(lock_);
   std::size_t buffer_size_ CUSED_GUARDED_BY(lock_) = 0;

@@ -1,5 +1,7 @@
 #include "core/alloc/shrinker.h"
 
+#include "core/trace_events.h"
+
 namespace cused::core::alloc {
 
 Shrinker::Shrinker(PageLru& lru, bool stress, std::vector<std::string> sources,
@@ -48,7 +50,11 @@ ShrinkerRound Shrinker::take_round() {
 }
 
 ReclaimResult Shrinker::reclaim(bool pressure, std::vector<std::promise<ReclaimResult>> requests) {
+  const auto since = trace::start();
   ReclaimResult result = lru_.reclaim();
+  // Each page the walk visited was either reclaimed or skipped.
+  trace::emit_since(since, TraceEventType::kShrinkerPass, result.pages + result.skipped,
+                    result.pages, result.skipped);
   sync::LockGuard guard(mutex_);
   ++stats_.passes;
   stats_.pages += result.pages;

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <iterator>
 
+#include "core/alloc/lock_trace.h"
+#include "core/alloc/variant.h"
 #include "core/stats.h"
+#include "core/sync/lock_policy.h"
 
 namespace cused::host {
 namespace {
@@ -42,6 +45,12 @@ constexpr std::array<std::string_view, core::kTraceEventTypes> kNames{
     "binder_unmap_user_end",
     "binder_command",
     "binder_return",
+    "cused_lock_contended",
+    "cused_lock_acquired",
+    "cused_lock_released",
+    "cused_page_install",
+    "cused_page_reclaim",
+    "cused_shrinker_pass",
 };
 
 // The field types of TP_STRUCT__entry, as the format prints them: %d of an int, %x of an
@@ -63,6 +72,19 @@ std::string buffer_text(const TraceEvent::Fields& f) {
 
 std::string fd_text(const TraceEvent::Fields& f, std::string_view side) {
   return fmt::format("transaction={} {}_fd={} offset={}", as_int(f[0]), side, as_int(f[1]), f[2]);
+}
+
+// cused_lock_*: "lock=alloc variant=mutex policy=barging", then the duration if the event has one.
+std::string lock_text(const TraceEvent::Fields& f, std::string_view duration) {
+  namespace alloc = core::alloc;
+  const auto lock = static_cast<alloc::TracedLock>(f[0]);
+  const auto variant = static_cast<alloc::LockVariant>(f[1]);
+  const std::string_view policy =
+      f[2] == alloc::kNoLockPolicy ? "none" : sync::to_string(static_cast<sync::LockPolicy>(f[2]));
+  std::string text = fmt::format("lock={} variant={} policy={}", alloc::to_string(lock),
+                                 alloc::to_string(variant), policy);
+  if (!duration.empty()) fmt::format_to(std::back_inserter(text), " {}={}", duration, f[3]);
+  return text;
 }
 
 }  // namespace
@@ -130,6 +152,18 @@ std::string trace_event_fields(const TraceEvent& event) {
       return command_text(as_uint(f[0]), core::command_name(as_uint(f[0])));
     case TraceEventType::kReturn:
       return command_text(as_uint(f[0]), core::return_name(as_uint(f[0])));
+    case TraceEventType::kLockContended:
+      return lock_text(f, {});
+    case TraceEventType::kLockAcquired:
+      return lock_text(f, "wait_ns");
+    case TraceEventType::kLockReleased:
+      return lock_text(f, "hold_ns");
+    case TraceEventType::kPageInstall:
+      return fmt::format("proc={} page_index={} pages={} ns={}", as_int(f[0]), f[1], f[2], f[3]);
+    case TraceEventType::kPageReclaim:
+      return fmt::format("proc={} page_index={} ns={}", as_int(f[0]), f[1], f[2]);
+    case TraceEventType::kShrinkerPass:
+      return fmt::format("scanned={} freed={} skipped={} ns={}", f[0], f[1], f[2], f[3]);
   }
   return {};
 }

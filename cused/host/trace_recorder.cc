@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cused/host/ftrace_text.h"
+#include "cused/host/usdt_probes.h"
 
 namespace cused::host {
 namespace {
@@ -116,6 +117,7 @@ bool TraceRecorder::running() const {
 }
 
 void TraceRecorder::record(const core::TraceEvent& event) {
+  fire_usdt_probe(event);
   ThreadRing& mine = this_thread_ring;
   if (mine.recorder_id != id_) {
     if (mine.ring) mine.ring->owned.store(false, std::memory_order_release);

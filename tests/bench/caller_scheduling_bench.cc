@@ -57,7 +57,9 @@ BENCHMARK_CAPTURE(BM_Scope, Disabled, 10, false);
 // sched_setattr, core/sync/preemption.h), and the mutex design's lock, held as it is.
 void BM_AllocLockSection(benchmark::State& state, int nice, bool spin) {
   Caller caller(nice);
-  cused::core::alloc::AllocLock lock(!spin, cused::sync::LockPolicy::kBarging);
+  cused::core::alloc::AllocLock lock(
+      spin ? cused::core::alloc::LockVariant::spin : cused::core::alloc::LockVariant::mutex,
+      cused::sync::LockPolicy::kBarging);
   cused::CallerScheduling scope(caller.tid(), true);
   for (auto _ : state) {
     lock.lock();

@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/alloc/lock_trace.h"
+#include "core/alloc/variant.h"
+#include "core/sync/lock_policy.h"
 #include "uapi/binder.h"
 
 namespace cused::host {
@@ -113,12 +116,49 @@ const std::vector<KernelLine>& kernel_page_lines() {
   return lines;
 }
 
+// cused's own events: the text docs/tracing.md's "cused's own events" gives for the same values.
+const std::vector<KernelLine>& cused_lines() {
+  using core::alloc::LockVariant;
+  using core::alloc::TracedLock;
+  auto lock = [](TracedLock name, LockVariant variant, std::uint64_t policy) {
+    return std::vector<std::uint64_t>{static_cast<std::uint64_t>(name),
+                                      static_cast<std::uint64_t>(variant), policy};
+  };
+  auto with = [](std::vector<std::uint64_t> fields, std::uint64_t ns) {
+    fields.push_back(ns);
+    return fields;
+  };
+  const auto steal = static_cast<std::uint64_t>(sync::LockPolicy::kStealWindow);
+  const auto barging = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
+  const auto mutex = lock(TracedLock::alloc, LockVariant::mutex, steal);
+  const auto spin = lock(TracedLock::alloc, LockVariant::spin, core::alloc::kNoLockPolicy);
+  const auto install = lock(TracedLock::alloc_install, LockVariant::spin_install, barging);
+  static const std::vector<KernelLine> lines{
+      {event(TraceEventType::kLockContended, mutex), "cused_lock_contended",
+       "lock=alloc variant=mutex policy=steal-window"},
+      {event(TraceEventType::kLockAcquired, with(mutex, 48213)), "cused_lock_acquired",
+       "lock=alloc variant=mutex policy=steal-window wait_ns=48213"},
+      {event(TraceEventType::kLockReleased, with(spin, 1210)), "cused_lock_released",
+       "lock=alloc variant=spin policy=none hold_ns=1210"},
+      {event(TraceEventType::kLockAcquired, with(install, 5)), "cused_lock_acquired",
+       "lock=alloc_install variant=spin-install policy=barging wait_ns=5"},
+      {event(TraceEventType::kPageInstall, {580, 17, 3, 21480}), "cused_page_install",
+       "proc=580 page_index=17 pages=3 ns=21480"},
+      {event(TraceEventType::kPageReclaim, {580, 17, 9120}), "cused_page_reclaim",
+       "proc=580 page_index=17 ns=9120"},
+      {event(TraceEventType::kShrinkerPass, {12, 9, 3, 310442}), "cused_shrinker_pass",
+       "scanned=12 freed=9 skipped=3 ns=310442"},
+  };
+  return lines;
+}
+
 // S3.1 / S3.2 / S4.1 (the commands, returns and transactions these events follow): every event
 // cused emits prints the kernel's name and text for the same values.
 TEST(FtraceText, EveryEventPrintsTheKernelsText_S3_1_S3_2) {
   std::vector<bool> seen(core::kTraceEventTypes);
   std::vector<KernelLine> lines = kernel_lines();
   lines.insert(lines.end(), kernel_page_lines().begin(), kernel_page_lines().end());
+  lines.insert(lines.end(), cused_lines().begin(), cused_lines().end());
   for (const KernelLine& line : lines) {
     EXPECT_EQ(trace_event_name(line.event.type), line.name);
     EXPECT_EQ(trace_event_fields(line.event), line.fields) << line.name;
@@ -126,7 +166,7 @@ TEST(FtraceText, EveryEventPrintsTheKernelsText_S3_1_S3_2) {
   }
   for (std::size_t type = 0; type < seen.size(); ++type)
     EXPECT_TRUE(seen[type]) << trace_event_name(static_cast<TraceEventType>(type))
-                            << " has no kernel line to be held against";
+                            << " has no line to be held against";
 }
 
 TEST(FtraceText, LineIsTheKernelsContextWithRecordTgid) {

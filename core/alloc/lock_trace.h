@@ -1,0 +1,109 @@
+// The cused_lock_* events of one of the allocator's locks (docs/tracing.md "cused's own events"):
+// which lock, its design (alloc_lock= variant, lock_policy=), how long a contended acquisition
+// waited, how long a hold that matters lasted. The task is trace::current_task(): the client whose
+// request the holder or waiter serves, as for the kernel's events.
+//
+// What is emitted, per acquisition while a trace is written:
+//  - cused_lock_contended when the lock was not free at the first try, then cused_lock_acquired
+//    with the wait, then cused_lock_released with the hold;
+//  - for an acquisition that was not contended, only cused_lock_released, and only when the hold
+//    lasted kLongHold or more: the holds that make others wait. An uncontended short hold, the
+//    common case, is not emitted, which keeps the rings for what explains an A/B.
+// A try_lock that fails emits nothing: its caller (the shrinker) skips the page instead of waiting.
+//
+// With tracing off a lock costs its owner one load of the sink and one predictable branch, an
+// unlock one load of a flag the holder owns; the clock is never read.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "core/alloc/variant.h"
+#include "core/sync/lock_policy.h"
+#include "core/sync/thread_annotations.h"
+#include "core/trace_events.h"
+
+namespace cused::core::alloc {
+
+// The locks that emit cused_lock_*, printed as lock=alloc and lock=alloc_install.
+enum class TracedLock : std::uint8_t {
+  alloc,          // Allocator's metadata lock (AllocLock)
+  alloc_install,  // spin-install's install mutex
+};
+
+// "alloc", "alloc_install": the lock= of the events.
+std::string_view to_string(TracedLock lock);
+
+// The policy field of a lock that has none (the spinlock of the spin variants).
+inline constexpr std::uint64_t kNoLockPolicy = 0xff;
+
+class LockTrace {
+ public:
+  // A hold this long is traced even when nobody waited for the lock.
+  static constexpr std::chrono::microseconds kLongHold{10};
+
+  // `policy` is kNoLockPolicy for a lock that spins.
+  LockTrace(TracedLock lock, LockVariant variant, std::uint64_t policy)
+      : lock_(lock), variant_(variant), policy_(policy) {}
+  LockTrace(const LockTrace&) = delete;
+  LockTrace& operator=(const LockTrace&) = delete;
+
+  // lock.lock() (and try_lock first when tracing), with the events. These forward to `lock`; the
+  // analysis checks the callers of the lock that owns this trace.
+  template <typename Lock>
+  void lock(Lock&& lock) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+    if (__builtin_expect(!trace::enabled(), 1)) {
+      lock.lock();
+      return;
+    }
+    if (lock.try_lock()) {
+      begin_hold(false);
+      return;
+    }
+    contended();
+    const auto since = trace::TraceClock::now();
+    lock.lock();
+    acquired(since);
+  }
+
+  template <typename Lock>
+  bool try_lock(Lock&& lock) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+    if (!lock.try_lock()) return false;
+    if (__builtin_expect(trace::enabled(), 0)) begin_hold(false);
+    return true;
+  }
+
+  // Emitted after the release, so that the sink's cost is not part of the hold others wait for.
+  template <typename Lock>
+  void unlock(Lock&& lock) CUSED_NO_THREAD_SAFETY_ANALYSIS {
+    if (__builtin_expect(!traced_, 1)) {
+      lock.unlock();
+      return;
+    }
+    const Hold hold = end_hold();
+    lock.unlock();
+    released(hold);
+  }
+
+ private:
+  struct Hold {
+    trace::TraceClock::time_point since;
+    bool contended = false;
+  };
+
+  [[gnu::cold]] void contended() const;
+  [[gnu::cold]] void acquired(trace::TraceClock::time_point since);
+  [[gnu::cold]] void begin_hold(bool contended);
+  [[gnu::cold]] Hold end_hold();
+  [[gnu::cold]] void released(const Hold& hold) const;
+
+  const TracedLock lock_;
+  const LockVariant variant_;
+  const std::uint64_t policy_;
+  // The current hold's, written and read by the holder only (the lock orders holders).
+  bool traced_ = false;
+  Hold hold_;
+};
+
+}  // namespace cused::core::alloc

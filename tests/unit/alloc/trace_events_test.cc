@@ -1,0 +1,249 @@
+// cused's own events from core/alloc (docs/tracing.md "cused's own events"): the cused_lock_*
+// events of the allocator's locks, in order for a waiter, and which holds are emitted; the page
+// installs, reclaims and shrinker passes with their durations. The text of each event is
+// tests/unit/host/ftrace_text_test.cc's.
+#include "core/trace_events.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/alloc/alloc_lock.h"
+#include "core/alloc/install_lock.h"
+#include "core/alloc/lock_trace.h"
+#include "core/alloc/shrinker.h"
+#include "tests/unit/alloc/fixture.h"
+
+namespace cused::core::alloc::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Keeps every event; installed for the test's life.
+class RecordingSink : public TraceSink {
+ public:
+  RecordingSink() { trace::set_sink(this); }
+  ~RecordingSink() { trace::set_sink(nullptr); }
+
+  void record(const TraceEvent& event) override {
+    std::lock_guard guard(mutex_);
+    events_.push_back(event);
+  }
+  std::vector<TraceEvent> events() const {
+    std::lock_guard guard(mutex_);
+    return events_;
+  }
+  std::vector<TraceEvent> of_task(pid_t tid) const {
+    std::vector<TraceEvent> out;
+    for (const TraceEvent& event : events())
+      if (event.task.tid == tid) out.push_back(event);
+    return out;
+  }
+  std::vector<TraceEvent> of_type(TraceEventType type) const {
+    std::vector<TraceEvent> out;
+    for (const TraceEvent& event : events())
+      if (event.type == type) out.push_back(event);
+    return out;
+  }
+  bool has(TraceEventType type) const { return !of_type(type).empty(); }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<TraceEvent> events_;
+};
+
+constexpr pid_t kHolder = 1001;
+constexpr pid_t kWaiter = 1002;
+
+std::vector<TraceEventType> types(const std::vector<TraceEvent>& events) {
+  std::vector<TraceEventType> out;
+  for (const TraceEvent& event : events) out.push_back(event.type);
+  return out;
+}
+
+// The holder keeps `lock` until the waiter has emitted cused_lock_contended, so the waiter's
+// first try always fails; then 1 ms more, a hold long enough to be emitted uncontended.
+template <typename Lock>
+void contend(Lock& lock, RecordingSink& sink) {
+  lock.lock();  // the holder: this thread, as client kHolder (set by the caller)
+  std::thread waiter([&] {
+    trace::TaskScope task({kWaiter, kWaiter});
+    lock.lock();
+    lock.unlock();
+  });
+  while (!sink.has(TraceEventType::kLockContended)) std::this_thread::yield();
+  std::this_thread::sleep_for(1ms);
+  lock.unlock();
+  waiter.join();
+}
+
+class LockTraceTest : public ::testing::TestWithParam<LockVariant> {};
+
+TEST_P(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased) {
+  RecordingSink sink;
+  AllocLock lock(GetParam(), sync::LockPolicy::kBarging);
+  {
+    trace::TaskScope task({kHolder, kHolder});
+    contend(lock, sink);
+  }
+  const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
+  ASSERT_EQ(types(waiter),
+            (std::vector{TraceEventType::kLockContended, TraceEventType::kLockAcquired,
+                         TraceEventType::kLockReleased}));
+  EXPECT_GT(waiter[1].fields[3], 0u) << "wait ns";
+  EXPECT_LE(waiter[0].time, waiter[1].time);
+  EXPECT_LE(waiter[1].time, waiter[2].time);
+  for (const TraceEvent& event : waiter) {
+    EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(TracedLock::alloc));
+    EXPECT_EQ(event.fields[1], static_cast<std::uint64_t>(GetParam()));
+    EXPECT_EQ(event.fields[2], GetParam() == LockVariant::mutex
+                                   ? static_cast<std::uint64_t>(sync::LockPolicy::kBarging)
+                                   : kNoLockPolicy);
+  }
+  // The holder was not contended; its hold of 1 ms and more is past kLongHold.
+  const std::vector<TraceEvent> holder = sink.of_task(kHolder);
+  ASSERT_EQ(types(holder), std::vector{TraceEventType::kLockReleased});
+  EXPECT_GE(holder[0].fields[3], std::chrono::nanoseconds(1ms).count()) << "hold ns";
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, LockTraceTest,
+                         ::testing::Values(LockVariant::mutex, LockVariant::spin,
+                                           LockVariant::spin_install),
+                         [](const auto& info) {
+                           return info.param == LockVariant::spin_install
+                                      ? std::string("spin_install")
+                                      : std::string(to_string(info.param));
+                         });
+
+TEST(LockTrace, TheInstallLockIsNamedWithItsPolicy) {
+  RecordingSink sink;
+  InstallLock lock(LockVariant::spin_install, sync::LockPolicy::kHandoff);
+  contend(lock, sink);
+  const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
+  ASSERT_EQ(waiter.size(), 3u);
+  EXPECT_EQ(waiter[1].type, TraceEventType::kLockAcquired);
+  EXPECT_EQ(waiter[1].fields[0], static_cast<std::uint64_t>(TracedLock::alloc_install));
+  EXPECT_EQ(waiter[1].fields[2], static_cast<std::uint64_t>(sync::LockPolicy::kHandoff));
+}
+
+// The common case, an uncontended short hold, fills no ring.
+TEST(LockTrace, AShortUncontendedHoldEmitsNothing) {
+  RecordingSink sink;
+  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  for (int i = 0; i < 100; ++i) {
+    lock.lock();
+    lock.unlock();
+  }
+  EXPECT_TRUE(sink.events().empty());
+}
+
+// A failed try_lock (the shrinker's) waits for nothing: only the holder's long hold is emitted.
+TEST(LockTrace, AFailedTryLockIsNotContention) {
+  RecordingSink sink;
+  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  lock.lock();
+  std::thread([&] { EXPECT_FALSE(lock.try_lock()); }).join();
+  std::this_thread::sleep_for(2 * LockTrace::kLongHold);
+  lock.unlock();
+  EXPECT_EQ(types(sink.events()), std::vector{TraceEventType::kLockReleased});
+}
+
+// Takes `lock` with try_lock (as the shrinker does) and keeps it for `hold`; false if it was taken.
+bool hold_after_try_lock(AllocLock& lock, std::chrono::microseconds hold) {
+  if (!lock.try_lock()) return false;
+  std::this_thread::sleep_for(hold);
+  lock.unlock();
+  return true;
+}
+
+TEST(LockTrace, ALongUncontendedHoldEmitsItsRelease) {
+  RecordingSink sink;
+  AllocLock lock(LockVariant::spin, sync::LockPolicy::kBarging);
+  ASSERT_TRUE(hold_after_try_lock(lock, 2 * LockTrace::kLongHold));
+  const std::vector<TraceEvent> events = sink.events();
+  ASSERT_EQ(types(events), std::vector{TraceEventType::kLockReleased});
+  EXPECT_GE(events[0].fields[3], std::chrono::nanoseconds(2 * LockTrace::kLongHold).count());
+}
+
+// A hold taken before the trace started has no start to measure from: its release is not emitted.
+TEST(LockTrace, AHoldFromBeforeTheTraceIsNotEmitted) {
+  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  lock.lock();
+  RecordingSink sink;
+  std::this_thread::sleep_for(2 * LockTrace::kLongHold);
+  lock.unlock();
+  EXPECT_TRUE(sink.events().empty());
+}
+
+class PageEventsTest : public ::testing::Test {
+ protected:
+  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  static AllocatorOptions options() {
+    AllocatorOptions options;
+    options.pid = 580;
+    return options;
+  }
+  PageLru lru;
+};
+
+// cused_page_install: one per run installed with one system call, after its pages' ends.
+TEST_F(PageEventsTest, EachInstalledRunHasItsPagesAndDuration) {
+  TestProc proc(lru, {}, 1 << 20, options());
+  RecordingSink sink;
+  Buffer* buffer = proc.sync_buffer(3 * page());
+  const std::vector<TraceEvent> installs = sink.of_type(TraceEventType::kPageInstall);
+  const std::vector<TraceEvent> starts = sink.of_type(TraceEventType::kAllocPageStart);
+  ASSERT_FALSE(installs.empty());
+  std::uint64_t pages = 0;
+  for (const TraceEvent& install : installs) {
+    EXPECT_EQ(install.fields[0], 580u);
+    EXPECT_GT(install.fields[2], 0u);
+    EXPECT_GT(install.fields[3], 0u) << "ns";
+    pages += install.fields[2];
+  }
+  EXPECT_EQ(pages, starts.size());
+  EXPECT_EQ(installs[0].fields[1], starts[0].fields[1]) << "the run's first page";
+  // After the run's last binder_alloc_page_end: the duration covers the installation.
+  const std::vector<TraceEventType> order = types(sink.events());
+  const auto last_end = std::find(order.rbegin(), order.rend(), TraceEventType::kAllocPageEnd);
+  ASSERT_NE(last_end, order.rend());
+  EXPECT_EQ(last_end.base(),
+            std::find(order.rbegin(), order.rend(), TraceEventType::kPageInstall).base() - 1);
+  proc.alloc->free_buffer(*buffer);
+}
+
+// cused_page_reclaim per page punched, then one cused_shrinker_pass counting the walk.
+TEST_F(PageEventsTest, AShrinkerPassReclaimsPagesWithTheirDurations) {
+  TestProc proc(lru, {}, 1 << 20, options());
+  proc.alloc->free_buffer(*proc.sync_buffer(3 * page()));
+  Buffer* live = proc.sync_buffer(page());
+  RecordingSink sink;
+  Shrinker shrinker(lru);
+  const ReclaimResult result = shrinker.reclaim(false);
+  const std::vector<TraceEvent> reclaims = sink.of_type(TraceEventType::kPageReclaim);
+  const std::vector<TraceEvent> unmaps = sink.of_type(TraceEventType::kUnmapUserEnd);
+  ASSERT_EQ(reclaims.size(), result.pages);
+  ASSERT_EQ(unmaps.size(), result.pages);
+  for (std::size_t i = 0; i < reclaims.size(); ++i) {
+    EXPECT_EQ(reclaims[i].fields[0], 580u);
+    EXPECT_EQ(reclaims[i].fields[1], unmaps[i].fields[1]) << "page_index";
+    EXPECT_GT(reclaims[i].fields[2], 0u) << "ns";
+  }
+  const std::vector<TraceEvent> passes = sink.of_type(TraceEventType::kShrinkerPass);
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_EQ(passes[0].fields[0], result.pages + result.skipped) << "scanned";
+  EXPECT_EQ(passes[0].fields[1], result.pages) << "freed";
+  EXPECT_EQ(passes[0].fields[2], result.skipped);
+  EXPECT_GT(passes[0].fields[1], 0u);
+  EXPECT_GT(passes[0].fields[3], 0u) << "ns";
+  EXPECT_EQ(types(sink.events()).back(), TraceEventType::kShrinkerPass);
+  proc.alloc->free_buffer(*live);
+}
+
+}  // namespace
+}  // namespace cused::core::alloc::testing
