@@ -10,7 +10,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -72,9 +71,10 @@ TEST(AbStopSignals, ASignalRunsTheCleanupsNewestFirstAndExitsWith128PlusIt) {
 // would be) is gone, and so is the ready file's directory.
 TEST(AbStopSignals, SigintInABlockStopsItsSetupAndRemovesTheReadyFiles) {
   auto dir = test_dirs::scratch_dir("cused-ab-stop-");
-  const auto left_before = test_dirs::binder_ab_directories();
+  // The setup names its ready file: other tests' binder-ab directories may come and go beside.
   BlockPlan plan{.blocks = 2,
-                 .setup = fmt::format("sleep 300 & echo $! > {}/background; "
+                 .setup = fmt::format("sleep 300 & echo $! > {0}/background; "
+                                      "echo \"$CUSED_AB_READY\" > {0}/ready; "
                                       "touch \"$CUSED_AB_READY\"; wait",
                                       dir.string()),
                  .ready_limit = 20s,
@@ -94,7 +94,11 @@ TEST(AbStopSignals, SigintInABlockStopsItsSetupAndRemovesTheReadyFiles) {
   pid_t background = 0;
   ASSERT_TRUE(in >> background);
   EXPECT_FALSE(alive(background)) << "the setup's background process outlived binder-ab";
-  for (const auto& directory : test_dirs::binder_ab_directories())
-    EXPECT_TRUE(left_before.contains(directory)) << directory << " outlived binder-ab";
+  std::ifstream named(dir / "ready");
+  std::string ready_file;
+  ASSERT_TRUE(std::getline(named, ready_file));
+  auto ready_dir = std::filesystem::path(ready_file).parent_path();
+  EXPECT_TRUE(ready_dir.filename().string().starts_with("binder-ab-")) << ready_file;
+  EXPECT_FALSE(std::filesystem::exists(ready_dir)) << ready_dir << " outlived binder-ab";
   std::filesystem::remove_all(dir);
 }
