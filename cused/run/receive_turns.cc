@@ -14,6 +14,7 @@ bool ReceiveTurns::take() {
 }
 
 void ReceiveTurns::received_from(pid_t tid) {
+  if (state_.load(std::memory_order_relaxed) != kTaken) return;  // everyone's turn, or stopping
   pid_t first = 0;
   if (first_tid_.compare_exchange_strong(first, tid, std::memory_order_relaxed) || first == tid)
     return;

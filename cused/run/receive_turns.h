@@ -24,8 +24,8 @@ namespace cused::run {
 
 class ReceiveTurns {
  public:
-  // Blocks until this thread has the turn (or every thread has it); false once release_all()
-  // was called.
+  // Blocks until this thread has the turn (or every thread has it), which it then keeps; false
+  // once release_all() was called.
   bool take();
   // After a receiver received a notification of task `tid`: from the first notification of a
   // second task on, every receiver has the turn.

@@ -170,9 +170,8 @@ void RunServer::run_control() {
 void RunServer::receive(const std::shared_ptr<Session>& session,
                         const std::atomic<bool>& stopping) {
   pthread_setname_np(pthread_self(), kReceiverThreadName);  // for perf, top, and the tests
-  bool has_turn = false;
+  if (!session->turns.take()) return;  // the receivers stop before this one's turn came
   while (!stopping.load(std::memory_order_acquire)) {
-    if (!has_turn && !(has_turn = session->turns.take())) return;  // the receivers stop
     std::optional<seccomp_notif> notification = session->listener.receive();
     if (!notification) {
       // EINTR: woken to stop (or by chance); ENOENT: the notification's task went away.

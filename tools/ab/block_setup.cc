@@ -65,9 +65,7 @@ BlockSetup::BlockSetup(const std::string& command, int block, const std::string&
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // A group of its own: stop() reaches whatever it started that stayed in it.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | kChildSignalFlags);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  set_child_signals(&attributes);
+  spawn_in_own_group(&attributes);
   std::vector<std::string> argv{"/bin/sh", "-c", command};
   auto environment = environment_with_block(block, ready_file);
   int error = posix_spawn(&pid_, "/bin/sh", &actions, &attributes, pointers(argv).data(),

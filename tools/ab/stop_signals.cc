@@ -59,7 +59,10 @@ void watch_stop_signals() {
   }).detach();
 }
 
-void set_child_signals(posix_spawnattr_t* attributes) {
+void spawn_in_own_group(posix_spawnattr_t* attributes) {
+  posix_spawnattr_setflags(attributes,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(attributes, 0);
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(attributes, &none);

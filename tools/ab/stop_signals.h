@@ -17,11 +17,10 @@ namespace cused::tools::ab {
 // that every thread inherits the mask) and starts the thread that waits for them.
 void watch_stop_signals();
 
-// What a child spawned with `attributes` gets instead of binder-ab's mask: nothing blocked and
-// the stop signals at their default action. The caller ORs kChildSignalFlags into the flags it
-// sets (posix_spawnattr_setflags replaces them).
-inline constexpr short kChildSignalFlags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-void set_child_signals(posix_spawnattr_t* attributes);
+// A child spawned with `attributes` (posix_spawnattr_init'ed) runs in a process group of its own,
+// which binder-ab can end whole, with nothing of binder-ab's signal mask: nothing blocked and
+// the stop signals at their default action.
+void spawn_in_own_group(posix_spawnattr_t* attributes);
 
 // While alive, `cleanup` runs if a stop signal comes (from the watching thread: it must be safe
 // to run beside whatever the main thread is doing at the time).

@@ -123,9 +123,7 @@ CommandResult run_command(const std::vector<std::string>& argv,
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Its own group, so that a timeout also ends the workload's forked workers.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | kChildSignalFlags);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  set_child_signals(&attributes);
+  spawn_in_own_group(&attributes);
   std::vector<char*> words;
   for (const auto& word : argv) words.push_back(const_cast<char*>(word.c_str()));
   words.push_back(nullptr);
