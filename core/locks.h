@@ -10,20 +10,22 @@
 #include <cassert>
 
 #include "core/sync/mutex.h"
-#include "core/sync/policy_mutex.h"
 #include "core/sync/spinlock.h"
 #include "core/sync/thread_annotations.h"
+#include "core/traced_mutex.h"
 
 namespace cused::core {
 
 // The context, proc and node locks behave as the device variant's lock_policy= says
-// (docs/locking.md); the transaction lock is a leaf spinlock, as in the kernel.
-using ContextLock = sync::PolicyMutex;  // binder_context.context_mgr_node_lock
-using OuterLock = sync::PolicyMutex;    // binder_proc.outer_lock: refs
-using NodeLock = sync::PolicyMutex;     // binder_node.lock
-using InnerLock = sync::PolicyMutex;    // binder_proc.inner_lock: queues, threads, nodes, stacks
-using TxnLock = sync::SpinLock;         // binder_transaction.lock: from / to_proc / to_thread
-using ProcsLock = sync::Mutex;          // binder_procs_lock
+// (docs/locking.md) and emit cused_lock_* events while a trace is written (docs/tracing.md); the
+// transaction lock is a leaf spinlock, as in the kernel.
+using ContextLock = TracedMutex<TracedLock::context>;   // binder_context.context_mgr_node_lock
+using OuterLock = TracedMutex<TracedLock::proc_outer>;  // binder_proc.outer_lock: refs
+using NodeLock = TracedMutex<TracedLock::node>;         // binder_node.lock
+// binder_proc.inner_lock: queues, threads, nodes, stacks
+using InnerLock = TracedMutex<TracedLock::proc_inner>;
+using TxnLock = sync::SpinLock;  // binder_transaction.lock: from / to_proc / to_thread
+using ProcsLock = sync::Mutex;   // binder_procs_lock
 
 // `alias` names the same lock as `held` (checked): from here on the analysis treats it as held.
 template <typename Lock>

@@ -30,6 +30,10 @@ std::atomic<TraceSink*> sink{nullptr};
 
 void set_sink(TraceSink* sink) { detail::sink.store(sink, std::memory_order_release); }
 
+bool replace_sink(TraceSink* expected, TraceSink* desired) {
+  return detail::sink.compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
+}
+
 TaskScope::TaskScope(TraceTask task) : active_(enabled()) {
   if (!active_) return;
   outer_ = current;
@@ -41,5 +45,15 @@ TaskScope::~TaskScope() {
 }
 
 TraceTask current_task() { return current; }
+
+int task_prio(pid_t tid) {
+  TraceSink* sink = detail::sink.load(std::memory_order_acquire);
+  return sink != nullptr ? sink->task_prio(tid) : -1;
+}
+
+std::uint64_t involuntary_switches() {
+  TraceSink* sink = detail::sink.load(std::memory_order_acquire);
+  return sink != nullptr ? sink->involuntary_switches() : 0;
+}
 
 }  // namespace cused::core::trace

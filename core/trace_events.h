@@ -51,9 +51,9 @@ enum class TraceEventType : std::uint8_t {
   kReturn,   // cmd
   // cused's own events (docs/tracing.md "cused's own events"): what binder_trace.h has no event
   // for and an A/B of the allocator's designs needs, named cused_* to sit beside the kernel's.
-  kLockContended,  // lock, variant, policy (core/alloc/lock_trace.h)
-  kLockAcquired,   // lock, variant, policy, wait ns
-  kLockReleased,   // lock, variant, policy, hold ns
+  kLockContended,  // lock, variant, policy, holder tid, holder prio (core/lock_trace.h)
+  kLockAcquired,   // lock, variant, policy, wait ns, prio
+  kLockReleased,   // lock, variant, policy, hold ns, prio, involuntary switches in the hold
   kPageInstall,    // proc, first page_index, pages, ns
   kPageReclaim,    // proc, page_index, ns
   kShrinkerPass,   // scanned, freed, skipped, ns
@@ -84,6 +84,15 @@ class TraceSink {
   // Called on the emitting daemon thread, possibly with engine locks held: must not block on
   // anything the engine holds, and must not call back into core.
   virtual void record(const TraceEvent& event) = 0;
+  // For the cused_lock_* events, on the same terms. The kernel's prio of thread `tid` (0..99 real
+  // time, 100..139 SCHED_NORMAL/BATCH: 120 + nice, as the kernel's own binder events print a
+  // priority); -1 when it cannot be read.
+  virtual int task_prio(pid_t tid) {
+    (void)tid;
+    return -1;
+  }
+  // The calling daemon thread's involuntary context switches so far (a preempted lock holder).
+  virtual std::uint64_t involuntary_switches() { return 0; }
 
  protected:
   ~TraceSink() = default;
@@ -100,6 +109,10 @@ void record(TraceSink& sink, TraceEventType type, std::initializer_list<std::uin
 // thread may still be inside record() after it was replaced: the host never destroys its sink
 // while the daemon runs.
 void set_sink(TraceSink* sink);
+// Makes `desired` the sink if `expected` is: for a sink that must not displace another (the
+// host's USDT feed, which gives way to a trace being written). False if the sink was not
+// `expected`.
+bool replace_sink(TraceSink* expected, TraceSink* desired);
 inline bool enabled() { return detail::sink.load(std::memory_order_acquire) != nullptr; }
 
 // Records one event, if tracing is on, for the current task (TaskScope).
@@ -143,6 +156,10 @@ class TaskScope {
 };
 
 TraceTask current_task();
+
+// The sink's task_prio() and involuntary_switches(); -1 and 0 while tracing is off.
+int task_prio(pid_t tid);
+std::uint64_t involuntary_switches();
 
 }  // namespace trace
 }  // namespace cused::core

@@ -31,6 +31,8 @@
 #include "cused/host/shrinker_thread.h"
 #include "cused/host/thread_timer.h"
 #include "cused/host/trace_recorder.h"
+#include "cused/host/usdt_feed.h"
+#include "cused/host/usdt_probes.h"
 #include "cused/mount_point.h"
 #include "cused/request/failures.h"
 #include "cused/run/launcher.h"
@@ -275,6 +277,8 @@ int serve(int argc, char** argv) {
   cused::StopSignals stop_signals;
   try {
     DaemonTrace trace(trace_path);  // after the fork to the background: it starts a thread
+    // The USDT probes fire while a tracer is attached, with or without a trace (docs/tracing.md).
+    cused::host::UsdtFeed usdt_feed(cused::host::usdt_probe_attached);
     // Reclaims LRU pages of every proc on memory pressure (PSI, cgroup v2), like the kernel's
     // binder shrinker; created before the mount so that no proc exists without it.
     cused::host::ShrinkerOptions shrinker_options;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cused/host/task_priority.h"
 #include "cused/proc_status.h"
 
 namespace cused {
@@ -29,12 +30,7 @@ bool has_cap_sys_nice(pid_t tid) {
 
 }  // namespace
 
-std::optional<int> HostThreadPriorities::nice(pid_t tid) {
-  errno = 0;
-  int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
-  if (nice == -1 && errno != 0) return std::nullopt;
-  return nice;
-}
+std::optional<int> HostThreadPriorities::nice(pid_t tid) { return host::read_task_nice(tid); }
 
 core::NicePermission HostThreadPriorities::permission(pid_t tid) {
   core::NicePermission permission;
@@ -46,20 +42,7 @@ core::NicePermission HostThreadPriorities::permission(pid_t tid) {
 }
 
 std::optional<core::SchedPriority> HostThreadPriorities::scheduling(pid_t tid) {
-  const int policy = sched_getscheduler(tid);
-  if (policy < 0) return std::nullopt;
-  core::SchedPriority priority{policy & ~SCHED_RESET_ON_FORK, 0};
-  if (core::is_rt_policy(priority.policy)) {
-    sched_param param{};
-    if (sched_getparam(tid, &param) != 0) return std::nullopt;
-    priority.prio = core::to_kernel_prio(priority.policy, param.sched_priority);
-    return priority;
-  }
-  // SCHED_IDLE and SCHED_DEADLINE are not binder's; their nice stands in for normal_prio.
-  auto current = nice(tid);
-  if (!current) return std::nullopt;
-  priority.prio = core::to_kernel_prio(SCHED_OTHER, *current);
-  return priority;
+  return host::read_task_priority(tid);
 }
 
 void HostThreadPriorities::set_scheduling(pid_t tid, core::SchedPriority priority) {

@@ -17,8 +17,8 @@
 
 #include <cstdint>
 
-#include "core/alloc/lock_trace.h"
 #include "core/alloc/variant.h"
+#include "core/lock_trace.h"
 #include "core/sync/lock_policy.h"
 #include "core/sync/policy_mutex.h"
 #include "core/sync/preemption.h"
@@ -33,7 +33,7 @@ class CUSED_CAPABILITY("mutex") AllocLock {
   AllocLock(LockVariant variant, sync::LockPolicy policy)
       : sleeping_(variant == LockVariant::mutex),
         mutex_(policy),
-        trace_(TracedLock::alloc, variant,
+        trace_(TracedLock::alloc, static_cast<std::uint8_t>(variant),
                sleeping_ ? static_cast<std::uint64_t>(policy) : kNoLockPolicy) {}
   AllocLock(const AllocLock&) = delete;
   AllocLock& operator=(const AllocLock&) = delete;

@@ -64,7 +64,7 @@ Allocator::Allocator(BufferFile& file, Variant variant, PageLru& lru, AllocatorO
       options_(std::move(options)),
       page_size_(file.page_size()),
       lock_(variant.lock, options_.lock_policy),
-      install_lock_(variant.lock, options_.lock_policy),
+      install_lock_(options_.lock_policy, static_cast<std::uint8_t>(variant.lock)),
       pages_(variant.pages) {
   if (options_.install_latency.count() > 0 && !options_.timer)
     throw std::invalid_argument("install_latency without a timer to sleep it");

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/lock_trace.h"
+
 namespace cused::core::alloc {
 
 // How buffer metadata, page installation and the shrinker's reclaim are serialized.
@@ -22,6 +24,9 @@ enum class LockVariant : std::uint8_t {
   // back, waits for the shrinker and retries (the RFC fix).
   spin_install,
 };
+
+// The cused_lock_* events print a lock's design by this enum's value (core/lock_trace.h).
+static_assert(static_cast<std::uint8_t>(LockVariant::mutex) == kSleepingLockDesign);
 
 // When the per-page metadata of a proc's space is allocated.
 enum class PageTableVariant : std::uint8_t {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <iterator>
 
-#include "core/alloc/lock_trace.h"
 #include "core/alloc/variant.h"
+#include "core/lock_trace.h"
 #include "core/stats.h"
 #include "core/sync/lock_policy.h"
 
@@ -75,15 +75,29 @@ std::string fd_text(const TraceEvent::Fields& f, std::string_view side) {
 }
 
 // cused_lock_*: "lock=alloc variant=mutex policy=barging", then the duration if the event has one.
-std::string lock_text(const TraceEvent::Fields& f, std::string_view duration) {
-  namespace alloc = core::alloc;
-  const auto lock = static_cast<alloc::TracedLock>(f[0]);
-  const auto variant = static_cast<alloc::LockVariant>(f[1]);
+// lock= variant= policy=, then the event's own: the holder and its prio (contended), the wait
+// and the waiter's prio (acquired), the hold, the holder's prio and its involuntary switches in
+// the hold (released).
+std::string lock_text(const TraceEvent& event) {
+  const TraceEvent::Fields& f = event.fields;
+  const auto variant = static_cast<core::alloc::LockVariant>(f[1]);
   const std::string_view policy =
-      f[2] == alloc::kNoLockPolicy ? "none" : sync::to_string(static_cast<sync::LockPolicy>(f[2]));
-  std::string text = fmt::format("lock={} variant={} policy={}", alloc::to_string(lock),
-                                 alloc::to_string(variant), policy);
-  if (!duration.empty()) fmt::format_to(std::back_inserter(text), " {}={}", duration, f[3]);
+      f[2] == core::kNoLockPolicy ? "none" : sync::to_string(static_cast<sync::LockPolicy>(f[2]));
+  std::string text = fmt::format("lock={} variant={} policy={}",
+                                 core::to_string(static_cast<core::TracedLock>(f[0])),
+                                 core::alloc::to_string(variant), policy);
+  auto out = std::back_inserter(text);
+  switch (event.type) {
+    case TraceEventType::kLockContended:
+      fmt::format_to(out, " holder={} holder_prio={}", as_int(f[3]), as_int(f[4]));
+      break;
+    case TraceEventType::kLockAcquired:
+      fmt::format_to(out, " wait_ns={} prio={}", f[3], as_int(f[4]));
+      break;
+    default:
+      fmt::format_to(out, " hold_ns={} prio={} nivcsw={}", f[3], as_int(f[4]), f[5]);
+      break;
+  }
   return text;
 }
 
@@ -153,11 +167,9 @@ std::string trace_event_fields(const TraceEvent& event) {
     case TraceEventType::kReturn:
       return command_text(as_uint(f[0]), core::return_name(as_uint(f[0])));
     case TraceEventType::kLockContended:
-      return lock_text(f, {});
     case TraceEventType::kLockAcquired:
-      return lock_text(f, "wait_ns");
     case TraceEventType::kLockReleased:
-      return lock_text(f, "hold_ns");
+      return lock_text(event);
     case TraceEventType::kPageInstall:
       return fmt::format("proc={} page_index={} pages={} ns={}", as_int(f[0]), f[1], f[2], f[3]);
     case TraceEventType::kPageReclaim:

@@ -46,6 +46,9 @@ class TraceRecorder final : public core::TraceSink {
   bool running() const;
 
   void record(const core::TraceEvent& event) override;
+  // task_priority.h's cached_task_prio() and thread_involuntary_switches().
+  int task_prio(pid_t tid) override;
+  std::uint64_t involuntary_switches() override;
 
  private:
   std::shared_ptr<TraceRing> ring_for_this_thread();

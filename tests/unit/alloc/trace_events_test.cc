@@ -1,7 +1,8 @@
-// cused's own events from core/alloc (docs/tracing.md "cused's own events"): the cused_lock_*
-// events of the allocator's locks, in order for a waiter, and which holds are emitted; the page
-// installs, reclaims and shrinker passes with their durations. The text of each event is
-// tests/unit/host/ftrace_text_test.cc's.
+// cused's own events (docs/tracing.md "cused's own events"): the cused_lock_* events of the
+// allocator's locks and of the engine's proc, node and context locks, in order for a waiter, with
+// the holder it waited behind, the prios and the holder's preemptions, and which holds are
+// emitted; the page installs, reclaims and shrinker passes with their durations. The text of each
+// event is tests/unit/host/ftrace_text_test.cc's.
 #include "core/trace_events.h"
 
 #include <gtest/gtest.h>
@@ -15,14 +16,24 @@
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/install_lock.h"
-#include "core/alloc/lock_trace.h"
 #include "core/alloc/shrinker.h"
+#include "core/lock_trace.h"
+#include "core/locks.h"
 #include "tests/unit/alloc/fixture.h"
 
 namespace cused::core::alloc::testing {
 namespace {
 
 using namespace std::chrono_literals;
+
+constexpr pid_t kHolder = 1001;
+constexpr pid_t kWaiter = 1002;
+constexpr int kHolderPrio = 139;  // nice 19
+constexpr int kWaiterPrio = 89;   // SCHED_FIFO 10
+
+// What the sink reports as the calling thread's involuntary context switches: a test stands in
+// for the scheduler preempting a holder by counting them up.
+thread_local std::uint64_t t_preemptions = 0;
 
 // Keeps every event; installed for the test's life.
 class RecordingSink : public TraceSink {
@@ -51,14 +62,15 @@ class RecordingSink : public TraceSink {
     return out;
   }
   bool has(TraceEventType type) const { return !of_type(type).empty(); }
+  int task_prio(pid_t tid) override {
+    return tid == kHolder ? kHolderPrio : tid == kWaiter ? kWaiterPrio : -1;
+  }
+  std::uint64_t involuntary_switches() override { return t_preemptions; }
 
  private:
   mutable std::mutex mutex_;
   std::vector<TraceEvent> events_;
 };
-
-constexpr pid_t kHolder = 1001;
-constexpr pid_t kWaiter = 1002;
 
 std::vector<TraceEventType> types(const std::vector<TraceEvent>& events) {
   std::vector<TraceEventType> out;
@@ -70,7 +82,8 @@ std::vector<TraceEventType> types(const std::vector<TraceEvent>& events) {
 // first try always fails; then 1 ms more, a hold long enough to be emitted uncontended.
 template <typename Lock>
 void contend(Lock& lock, RecordingSink& sink) {
-  lock.lock();  // the holder: this thread, as client kHolder (set by the caller)
+  trace::TaskScope task({kHolder, kHolder});
+  lock.lock();  // the holder: this thread, as client kHolder
   std::thread waiter([&] {
     trace::TaskScope task({kWaiter, kWaiter});
     lock.lock();
@@ -87,10 +100,7 @@ class LockTraceTest : public ::testing::TestWithParam<LockVariant> {};
 TEST_P(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased) {
   RecordingSink sink;
   AllocLock lock(GetParam(), sync::LockPolicy::kBarging);
-  {
-    trace::TaskScope task({kHolder, kHolder});
-    contend(lock, sink);
-  }
+  contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(types(waiter),
             (std::vector{TraceEventType::kLockContended, TraceEventType::kLockAcquired,
@@ -122,13 +132,74 @@ INSTANTIATE_TEST_SUITE_P(Variants, LockTraceTest,
 
 TEST(LockTrace, TheInstallLockIsNamedWithItsPolicy) {
   RecordingSink sink;
-  InstallLock lock(LockVariant::spin_install, sync::LockPolicy::kHandoff);
+  InstallLock lock(sync::LockPolicy::kHandoff,
+                   static_cast<std::uint8_t>(LockVariant::spin_install));
   contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(waiter.size(), 3u);
   EXPECT_EQ(waiter[1].type, TraceEventType::kLockAcquired);
   EXPECT_EQ(waiter[1].fields[0], static_cast<std::uint64_t>(TracedLock::alloc_install));
   EXPECT_EQ(waiter[1].fields[2], static_cast<std::uint64_t>(sync::LockPolicy::kHandoff));
+}
+
+// Issue 32 point 2: whom a waiter waited behind. The waiter's contended names the holder's task
+// and prio, its acquired its own prio; the holder's release its prio.
+TEST(LockTrace, TheWaiterNamesItsHolderAndEachSidesPrio) {
+  RecordingSink sink;
+  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  contend(lock, sink);
+  const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
+  ASSERT_EQ(waiter.size(), 3u);
+  EXPECT_EQ(waiter[0].fields[3], static_cast<std::uint64_t>(kHolder)) << "holder";
+  EXPECT_EQ(waiter[0].fields[4], static_cast<std::uint64_t>(kHolderPrio)) << "holder_prio";
+  EXPECT_EQ(waiter[1].fields[4], static_cast<std::uint64_t>(kWaiterPrio)) << "prio";
+  EXPECT_EQ(waiter[2].fields[4], static_cast<std::uint64_t>(kWaiterPrio)) << "prio";
+  const std::vector<TraceEvent> holder = sink.of_task(kHolder);
+  ASSERT_EQ(holder.size(), 1u);
+  EXPECT_EQ(holder[0].fields[4], static_cast<std::uint64_t>(kHolderPrio));
+}
+
+// Issue 32 point 2: a holder preempted in its hold (getrusage's ru_nivcsw on the host) says how
+// often; switches before the hold or after it are not counted.
+TEST(LockTrace, AReleaseCountsItsHoldersPreemptionsInTheHold) {
+  RecordingSink sink;
+  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  trace::TaskScope task({kHolder, kHolder});
+  t_preemptions += 5;
+  lock.lock();
+  t_preemptions += 3;
+  std::this_thread::sleep_for(2 * LockTrace::kLongHold);
+  lock.unlock();
+  t_preemptions += 7;
+  const std::vector<TraceEvent> events = sink.events();
+  ASSERT_EQ(types(events), std::vector{TraceEventType::kLockReleased});
+  EXPECT_EQ(events[0].fields[5], 3u) << "nivcsw";
+}
+
+// Issue 32 point 2: the engine's proc, node and context locks (core/locks.h) emit the same events
+// under the kernel lock's name, with their lock_policy= and the sleeping design.
+template <typename Lock>
+void expect_traced_as(TracedLock name) {
+  RecordingSink sink;
+  Lock lock(sync::LockPolicy::kHandoff);
+  contend(lock, sink);
+  const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
+  ASSERT_EQ(types(waiter),
+            (std::vector{TraceEventType::kLockContended, TraceEventType::kLockAcquired,
+                         TraceEventType::kLockReleased}));
+  for (const TraceEvent& event : waiter) {
+    EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(name));
+    EXPECT_EQ(event.fields[1], static_cast<std::uint64_t>(LockVariant::mutex));
+    EXPECT_EQ(event.fields[2], static_cast<std::uint64_t>(sync::LockPolicy::kHandoff));
+  }
+  EXPECT_EQ(waiter[0].fields[3], static_cast<std::uint64_t>(kHolder));
+}
+
+TEST(LockTrace, TheEngineLocksAreNamedForTheKernelsLocks) {
+  expect_traced_as<InnerLock>(TracedLock::proc_inner);
+  expect_traced_as<OuterLock>(TracedLock::proc_outer);
+  expect_traced_as<NodeLock>(TracedLock::node);
+  expect_traced_as<ContextLock>(TracedLock::context);
 }
 
 // The common case, an uncontended short hold, fills no ring.

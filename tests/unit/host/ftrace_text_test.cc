@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/alloc/lock_trace.h"
 #include "core/alloc/variant.h"
+#include "core/lock_trace.h"
 #include "core/sync/lock_policy.h"
 #include "uapi/binder.h"
 
@@ -118,30 +118,35 @@ const std::vector<KernelLine>& kernel_page_lines() {
 
 // cused's own events: the text docs/tracing.md's "cused's own events" gives for the same values.
 const std::vector<KernelLine>& cused_lines() {
+  using core::TracedLock;
   using core::alloc::LockVariant;
-  using core::alloc::TracedLock;
   auto lock = [](TracedLock name, LockVariant variant, std::uint64_t policy) {
     return std::vector<std::uint64_t>{static_cast<std::uint64_t>(name),
                                       static_cast<std::uint64_t>(variant), policy};
   };
-  auto with = [](std::vector<std::uint64_t> fields, std::uint64_t ns) {
-    fields.push_back(ns);
+  // Signed fields (a prio of -1) are stored sign-extended, as the sink stores them.
+  auto with = [](std::vector<std::uint64_t> fields, std::initializer_list<std::int64_t> more) {
+    for (std::int64_t value : more) fields.push_back(static_cast<std::uint64_t>(value));
     return fields;
   };
   const auto steal = static_cast<std::uint64_t>(sync::LockPolicy::kStealWindow);
   const auto barging = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
+  const auto handoff = static_cast<std::uint64_t>(sync::LockPolicy::kHandoff);
   const auto mutex = lock(TracedLock::alloc, LockVariant::mutex, steal);
-  const auto spin = lock(TracedLock::alloc, LockVariant::spin, core::alloc::kNoLockPolicy);
+  const auto spin = lock(TracedLock::alloc, LockVariant::spin, core::kNoLockPolicy);
   const auto install = lock(TracedLock::alloc_install, LockVariant::spin_install, barging);
+  const auto inner = lock(TracedLock::proc_inner, LockVariant::mutex, handoff);
   static const std::vector<KernelLine> lines{
-      {event(TraceEventType::kLockContended, mutex), "cused_lock_contended",
-       "lock=alloc variant=mutex policy=steal-window"},
-      {event(TraceEventType::kLockAcquired, with(mutex, 48213)), "cused_lock_acquired",
-       "lock=alloc variant=mutex policy=steal-window wait_ns=48213"},
-      {event(TraceEventType::kLockReleased, with(spin, 1210)), "cused_lock_released",
-       "lock=alloc variant=spin policy=none hold_ns=1210"},
-      {event(TraceEventType::kLockAcquired, with(install, 5)), "cused_lock_acquired",
-       "lock=alloc_install variant=spin-install policy=barging wait_ns=5"},
+      {event(TraceEventType::kLockContended, with(mutex, {4242, 139})), "cused_lock_contended",
+       "lock=alloc variant=mutex policy=steal-window holder=4242 holder_prio=139"},
+      {event(TraceEventType::kLockAcquired, with(mutex, {48213, 120})), "cused_lock_acquired",
+       "lock=alloc variant=mutex policy=steal-window wait_ns=48213 prio=120"},
+      {event(TraceEventType::kLockReleased, with(spin, {1210, 89, 2})), "cused_lock_released",
+       "lock=alloc variant=spin policy=none hold_ns=1210 prio=89 nivcsw=2"},
+      {event(TraceEventType::kLockAcquired, with(install, {5, 100})), "cused_lock_acquired",
+       "lock=alloc_install variant=spin-install policy=barging wait_ns=5 prio=100"},
+      {event(TraceEventType::kLockContended, with(inner, {0, -1})), "cused_lock_contended",
+       "lock=proc_inner variant=mutex policy=handoff holder=0 holder_prio=-1"},
       {event(TraceEventType::kPageInstall, {580, 17, 3, 21480}), "cused_page_install",
        "proc=580 page_index=17 pages=3 ns=21480"},
       {event(TraceEventType::kPageReclaim, {580, 17, 9120}), "cused_page_reclaim",

@@ -1,11 +1,12 @@
-// The cused_lock_* events of one of the allocator's locks (docs/tracing.md "cused's own events"):
+// The cused_lock_* events of one of the engine's locks (docs/tracing.md "cused's own events"):
 // which lock, its design (alloc_lock= variant, lock_policy=), how long a contended acquisition
-// waited, how long a hold that matters lasted. The task is trace::current_task(): the client whose
-// request the holder or waiter serves, as for the kernel's events.
+// waited and behind which holder, how long a hold that matters lasted and how often its holder
+// was preempted in it. The task is trace::current_task(): the client whose request the holder or
+// waiter serves, as for the kernel's events.
 //
 // What is emitted, per acquisition while a trace is written:
-//  - cused_lock_contended when the lock was not free at the first try, then cused_lock_acquired
-//    with the wait, then cused_lock_released with the hold;
+//  - cused_lock_contended when the lock was not free at the first try (with the holder's tid and
+//    prio), then cused_lock_acquired with the wait, then cused_lock_released with the hold;
 //  - for an acquisition that was not contended, only cused_lock_released, and only when the hold
 //    lasted kLongHold or more: the holds that make others wait. An uncontended short hold, the
 //    common case, is not emitted, which keeps the rings for what explains an A/B.
@@ -15,26 +16,34 @@
 // unlock one load of a flag the holder owns; the clock is never read.
 #pragma once
 
+#include <sys/types.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string_view>
 
-#include "core/alloc/variant.h"
-#include "core/sync/lock_policy.h"
 #include "core/sync/thread_annotations.h"
 #include "core/trace_events.h"
 
-namespace cused::core::alloc {
+namespace cused::core {
 
-// The locks that emit cused_lock_*, printed as lock=alloc and lock=alloc_install.
+// The locks that emit cused_lock_*, printed as lock=alloc, lock=proc_inner, ...
 enum class TracedLock : std::uint8_t {
-  alloc,          // Allocator's metadata lock (AllocLock)
+  alloc,          // the allocator's metadata lock (alloc::AllocLock)
   alloc_install,  // spin-install's install mutex
+  context,        // binder_context.context_mgr_node_lock
+  proc_outer,     // binder_proc.outer_lock
+  node,           // binder_node.lock
+  proc_inner,     // binder_proc.inner_lock
 };
 
-// "alloc", "alloc_install": the lock= of the events.
+// "alloc", "alloc_install", "context", "proc_outer", "node", "proc_inner": the lock= of the events.
 std::string_view to_string(TracedLock lock);
 
+// The design field (variant=) is alloc::LockVariant's value (core/alloc/variant.h, which checks
+// that this is its mutex): the proc, node and context locks are sleeping locks, printed as mutex.
+inline constexpr std::uint8_t kSleepingLockDesign = 0;
 // The policy field of a lock that has none (the spinlock of the spin variants).
 inline constexpr std::uint64_t kNoLockPolicy = 0xff;
 
@@ -44,8 +53,8 @@ class LockTrace {
   static constexpr std::chrono::microseconds kLongHold{10};
 
   // `policy` is kNoLockPolicy for a lock that spins.
-  LockTrace(TracedLock lock, LockVariant variant, std::uint64_t policy)
-      : lock_(lock), variant_(variant), policy_(policy) {}
+  LockTrace(TracedLock lock, std::uint8_t design, std::uint64_t policy)
+      : lock_(lock), design_(design), policy_(policy) {}
   LockTrace(const LockTrace&) = delete;
   LockTrace& operator=(const LockTrace&) = delete;
 
@@ -89,6 +98,7 @@ class LockTrace {
  private:
   struct Hold {
     trace::TraceClock::time_point since;
+    std::uint64_t switches_before = 0;  // the holder's involuntary context switches at the start
     bool contended = false;
   };
 
@@ -99,11 +109,14 @@ class LockTrace {
   [[gnu::cold]] void released(const Hold& hold) const;
 
   const TracedLock lock_;
-  const LockVariant variant_;
+  const std::uint8_t design_;
   const std::uint64_t policy_;
   // The current hold's, written and read by the holder only (the lock orders holders).
   bool traced_ = false;
   Hold hold_;
+  // The traced holder's task tid, for a waiter's cused_lock_contended; 0 when the hold is not
+  // traced. Written by the holder, read by waiters that do not hold the lock.
+  std::atomic<pid_t> holder_{0};
 };
 
-}  // namespace cused::core::alloc
+}  // namespace cused::core

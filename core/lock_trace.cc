@@ -1,0 +1,71 @@
+#include "core/lock_trace.h"
+
+namespace cused::core {
+namespace {
+
+std::uint64_t ns(trace::TraceClock::duration duration) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count();
+}
+
+}  // namespace
+
+std::string_view to_string(TracedLock lock) {
+  switch (lock) {
+    case TracedLock::alloc:
+      return "alloc";
+    case TracedLock::alloc_install:
+      return "alloc_install";
+    case TracedLock::context:
+      return "context";
+    case TracedLock::proc_outer:
+      return "proc_outer";
+    case TracedLock::node:
+      return "node";
+    case TracedLock::proc_inner:
+      return "proc_inner";
+  }
+  return "unknown";
+}
+
+// Whom the waiter waits behind: the holder's task and its prio, read now (a holder whose hold
+// began before the trace is unknown: holder=0, holder_prio=-1).
+void LockTrace::contended() const {
+  const pid_t holder = holder_.load(std::memory_order_relaxed);
+  const int holder_prio = holder > 0 ? trace::task_prio(holder) : -1;
+  trace::emit(TraceEventType::kLockContended, lock_, design_, policy_, holder, holder_prio);
+}
+
+// The hold starts when the wait ends: one clock read for both.
+void LockTrace::acquired(trace::TraceClock::time_point since) {
+  const auto now = trace::TraceClock::now();
+  traced_ = true;
+  hold_ = Hold{now, trace::involuntary_switches(), true};
+  const pid_t task = trace::current_task().tid;
+  holder_.store(task, std::memory_order_relaxed);
+  trace::emit(TraceEventType::kLockAcquired, lock_, design_, policy_, ns(now - since),
+              trace::task_prio(task));
+}
+
+void LockTrace::begin_hold(bool contended) {
+  traced_ = true;
+  hold_ = Hold{trace::TraceClock::now(), trace::involuntary_switches(), contended};
+  holder_.store(trace::current_task().tid, std::memory_order_relaxed);
+}
+
+LockTrace::Hold LockTrace::end_hold() {
+  traced_ = false;
+  holder_.store(0, std::memory_order_relaxed);
+  return hold_;
+}
+
+// A contended hold is always emitted, so that each waiter's three events pair up. The switches
+// are counted after the release, which can only add the release's own.
+void LockTrace::released(const Hold& hold) const {
+  const auto held = trace::TraceClock::now() - hold.since;
+  if (!hold.contended && held < kLongHold) return;
+  const std::uint64_t switches = trace::involuntary_switches() - hold.switches_before;
+  trace::emit(TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
+              trace::task_prio(trace::current_task().tid), switches);
+}
+
+}  // namespace cused::core
