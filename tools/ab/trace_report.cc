@@ -16,11 +16,20 @@ std::string run_line(const TracedRun& run) {
   if (run.summary.excluded > 0)
     left_out = fmt::format(" ({} of variant={} left out: the other device's)", run.summary.excluded,
                            run.summary.excluded_variant);
+  // A full ring drops what its thread emits next: the tables then miss events, not only lines.
+  std::string dropped = run.dropped == 0
+                            ? ""
+                            : fmt::format(
+                                  "; the daemon's rings dropped {} events ({:.1f} %): the "
+                                  "counts below are lower bounds",
+                                  run.dropped,
+                                  100.0 * static_cast<double>(run.dropped) /
+                                      static_cast<double>(run.dropped + run.written));
   return fmt::format(
       "{}: {}, block {}, metric {:.6g}, run {:.2f} s, traced {:.3f} s, {} events written ({} "
-      "dropped), {} lock events{}\n",
+      "dropped), {} lock events{}{}\n",
       run.side, run.path, run.block, run.metric, run.seconds, run.summary.window_seconds,
-      run.written, run.dropped, run.summary.lock_events, left_out);
+      run.written, run.dropped, run.summary.lock_events, left_out, dropped);
 }
 
 std::string behind_cell(const WaitGroup& group) {

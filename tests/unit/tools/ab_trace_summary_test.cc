@@ -130,6 +130,13 @@ TEST(AbLockTraceSummary, WithoutPrioritiesTheWaitsAndHoldsAreGroupedByComm) {
   EXPECT_EQ(summary.holds[1].holds.ns, (std::vector<std::uint64_t>{871, 91496}));
   EXPECT_EQ(summary.holds[2].holder, "comm cused");  // the shrinker, on the daemon's thread
   auto table = trace_tables({{.side = "A", .path = "/t/A.trace", .summary = summary}});
+  EXPECT_EQ(table.find("lower bounds"), std::string::npos) << table;  // nothing was dropped
+  auto lossy = trace_tables(
+      {{.side = "A", .path = "/t/A.trace", .written = 300, .dropped = 100, .summary = summary}});
+  EXPECT_NE(lossy.find("the daemon's rings dropped 100 events (25.0 %): the counts below are "
+                       "lower bounds"),
+            std::string::npos)
+      << lossy;
   EXPECT_NE(table.find("| A | alloc (mutex, barging) | comm binder-backgrou | 1 | 1862.1 | "
                        "1862.1 | 1862.1 | not in the trace |"),
             std::string::npos)
