@@ -545,8 +545,12 @@ double draw_wait_panel(std::string& svg, const std::vector<TracedRun>& runs, dou
     double at = left + (decade - low) / (high - low) * (right - left);
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\"/>"
-        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4:g}</text>\n",
-        at, axis_y, axis_y + 5, axis_y + 20, std::pow(10.0, decade), kFont);
+        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4}</text>\n",
+        at, axis_y, axis_y + 5, axis_y + 20,
+        // 100000 rather than 1e+05: the axis is read as µs.
+        decade < 0 ? fmt::format("{:g}", std::pow(10.0, decade))
+                   : fmt::format("{:.0f}", std::pow(10.0, decade)),
+        kFont);
   }
   for (double share : {0.0, 0.5, 1.0})
     svg += fmt::format(
