@@ -42,10 +42,24 @@ LockId lock_of(const TraceLine& line) {
           line.text("policy").value_or("")};
 }
 
-// The class of the thread whose prio the event gives under `key`, else of the line's own task.
+// The prio the event gives under `key`; nullopt without one, and for -1, the daemon's word for a
+// task that is gone (or a holder whose hold began before the trace).
+std::optional<long long> prio_of(const TraceLine& line, const std::string& key) {
+  auto prio = line.number(key);
+  if (!prio || *prio < 0) return std::nullopt;
+  return prio;
+}
+
+// The class of the line's own task: its prio under `key`, else its comm.
 std::string thread_class(const TraceLine& line, const std::string& key) {
-  if (auto prio = line.number(key)) return priority_class(*prio);
+  if (auto prio = prio_of(line, key)) return priority_class(*prio);
   return "comm " + line.comm;
+}
+
+// The allocator's locks, whose variant= is the device's alloc_lock= (the engine's proc, node and
+// context locks say `mutex` on every device, which names no device).
+bool is_allocator_lock(const LockId& lock) {
+  return lock.lock == "alloc" || lock.lock == "alloc_install";
 }
 
 // The group of `lock` and thread class `thread` in `groups`, made on first use; `name` is the
@@ -68,8 +82,8 @@ struct Reader {
   std::map<std::pair<int, LockId>, std::string> waiting_behind;
 
   void contended(const TraceLine& line, const LockId& lock) {
-    waiting_behind[{line.tid, lock}] =
-        line.number("holder_prio") ? thread_class(line, "holder_prio") : "unknown";
+    auto holder = prio_of(line, "holder_prio");
+    waiting_behind[{line.tid, lock}] = holder ? priority_class(*holder) : "unknown";
   }
 
   void acquired(const TraceLine& line, const LockId& lock) {
@@ -101,7 +115,7 @@ struct Reader {
   void read(const TraceLine& line, const std::string& exclude_variant) {
     if (!is_lock_event(line.event)) return;
     LockId lock = lock_of(line);
-    if (!exclude_variant.empty() && lock.variant == exclude_variant) {
+    if (!exclude_variant.empty() && is_allocator_lock(lock) && lock.variant == exclude_variant) {
       ++summary.excluded;
       return;
     }

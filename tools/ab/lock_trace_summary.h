@@ -4,8 +4,9 @@
 // goes (issue 32 point 5).
 //
 // The priority of a thread is the event's prio= (the kernel's task prio, as binder's own trace
-// events print it) where the daemon emits it; a trace without it names the thread by its comm
-// instead, which tells the workload's threads from the background's in a reproduction.
+// events print it) where the daemon emits it; a trace without it (or with -1: the task is gone)
+// names the thread by its comm instead, which tells the workload's threads from the background's
+// in a reproduction.
 #pragma once
 
 #include <cstdint>
@@ -72,9 +73,11 @@ struct LockTraceSummary {
   std::vector<HoldGroup> holds;
 };
 
-// Reads a trace. Lock events whose variant= is `exclude_variant` (non-empty) are left out and
-// counted: binder-ab passes the other side's alloc_lock when A and B differ in it, since a daemon
-// that serves both devices traces both into one file.
+// Reads a trace. Events of the allocator's locks (alloc, alloc_install) whose variant= is
+// `exclude_variant` (non-empty) are left out and counted: binder-ab passes the other side's
+// alloc_lock when A and B differ in it, since a daemon that serves both devices traces both into
+// one file. The engine's locks (proc_outer, proc_inner, node, context) say variant=mutex on every
+// device: theirs are kept, both devices'.
 LockTraceSummary summarize_lock_trace(std::istream& trace, const std::string& exclude_variant = "");
 
 nlohmann::json to_json(const LockTraceSummary& summary);

@@ -188,8 +188,9 @@ TEST(AbLockTraceSummary, PrioritiesWhomTheWaitsWereBehindAndPreemptedHolders) {
       << table;
 }
 
-// One daemon serving both devices traces both: a side leaves out the events of the other side's
-// alloc_lock, and only those (a variant whose name merely starts alike stays).
+// One daemon serving both devices traces both: a side leaves out the allocator-lock events of the
+// other side's alloc_lock, and only those (a variant whose name merely starts alike stays, and so
+// do the engine's locks, whose variant=mutex names no device).
 TEST(AbLockTraceSummary, TheOtherDevicesVariantIsLeftOutAndCountedOnlyThat) {
   std::string text = kWithoutPriorities;
   text +=
@@ -200,6 +201,13 @@ TEST(AbLockTraceSummary, TheOtherDevicesVariantIsLeftOutAndCountedOnlyThat) {
       " binder-backgrou-1402    (   1400) [000] ....  7001.000820: cused_lock_acquired: "
       "lock=alloc variant=spin policy=none wait_ns=5000\n";
   auto summary = summarize(text, "spin-install");
+  std::string engine_lock =
+      " binderThroughpu-1201    (   1200) [000] ....  7001.000900: cused_lock_acquired: "
+      "lock=proc_inner variant=mutex policy=barging wait_ns=3000 prio=110\n";
+  auto with_engine_lock = summarize(text + engine_lock, "mutex");
+  EXPECT_EQ(with_engine_lock.excluded, 7u);  // the 7 alloc lines of variant=mutex, not proc_inner
+  ASSERT_EQ(with_engine_lock.waits.size(), 3u);
+  EXPECT_EQ(with_engine_lock.waits[2].lock.text(), "proc_inner (mutex, barging)");
   EXPECT_EQ(summary.excluded, 2u);
   EXPECT_EQ(summary.excluded_variant, "spin-install");
   EXPECT_EQ(summary.lock_events, 8u);
@@ -211,6 +219,19 @@ TEST(AbLockTraceSummary, TheOtherDevicesVariantIsLeftOutAndCountedOnlyThat) {
   EXPECT_EQ(spin_waits, 1u);
   // Without a variant to leave out, all of them are read.
   EXPECT_EQ(summarize(text).lock_events, 10u);
+}
+
+// -1 is the daemon's prio for a task that is gone, and holder=0 holder_prio=-1 a hold that began
+// before the trace: neither is a priority class.
+TEST(AbLockTraceSummary, APrioOfMinusOneIsNoPriority) {
+  auto summary = summarize(
+      " binderThroughpu-1201    (   1200) [000] ....  7001.000100: cused_lock_contended: "
+      "lock=proc_inner variant=mutex policy=barging holder=0 holder_prio=-1\n"
+      " binderThroughpu-1201    (   1200) [000] ....  7001.000400: cused_lock_acquired: "
+      "lock=proc_inner variant=mutex policy=barging wait_ns=300000 prio=-1\n");
+  ASSERT_EQ(summary.waits.size(), 1u);
+  EXPECT_EQ(summary.waits[0].waiter, "comm binderThroughpu");
+  EXPECT_EQ(summary.waits[0].behind.count("unknown"), 1u);
 }
 
 TEST(AbLockTraceSummary, TheJsonRoundTripKeepsEveryFigure) {
