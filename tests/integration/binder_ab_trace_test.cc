@@ -56,31 +56,16 @@ class BinderAbTraceTest : public ::testing::Test {
 
 TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitPanel) {
   std::string traces = out_ + "/traces", json = out_ + "/ab.json", svg = out_ + "/ab.svg";
-  ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"),
-                    "--mount",
-                    dir_,
-                    "--runs",
-                    "8",
-                    "--progress",
-                    "none",
-                    "--trace",
-                    traces,
-                    "--json",
-                    json,
-                    "--svg",
-                    svg,
-                    "a:alloc_lock=mutex",
-                    "b:alloc_lock=spin-install",
-                    "--",
-                    testing::binary_from_env("BINDER_THROUGHPUT_BINARY"),
-                    "--device",
-                    "{dev}",
-                    "-w",
-                    "4",
-                    "-i",
-                    "100",
-                    "-s",
-                    "4096"});
+  // Three blocks sharing the fixture's daemon (no --block-setup): the traced runs are block 2's.
+  std::vector<std::string> options{"--mount", dir_,         "--runs", "8",       "--blocks",
+                                   "3",       "--progress", "none",   "--trace", traces,
+                                   "--json",  json,         "--svg",  svg};
+  std::vector<std::string> argv{testing::binary_from_env("BINDER_AB_BINARY")};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"a:alloc_lock=mutex", "b:alloc_lock=spin-install", "--",
+                           testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                           "{dev}", "-w", "4", "-i", "100", "-s", "4096"});
+  ToolProcess tool(argv);
   auto result = tool.finish(90s);
   ASSERT_EQ(testing::exit_status(result), 0) << result.output;
 
@@ -106,6 +91,7 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
   EXPECT_EQ(summary[0]["summary"]["excluded_variant"], "spin-install");
   EXPECT_EQ(summary[1]["summary"]["excluded_variant"], "mutex");
   for (const auto& run : summary) {
+    EXPECT_EQ(run["block"], 2);
     EXPECT_GT(run["written"].get<int>(), 0);
     EXPECT_GT(run["metric"].get<double>(), 0);
     EXPECT_GT(run["summary"]["events"].get<int>(), 0);
@@ -116,7 +102,7 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
   // The traced runs are not among the measured ones.
   std::ifstream json_in(json);
   auto record = nlohmann::json::parse(json_in);
-  EXPECT_EQ(record["a"]["runs"].size(), 8u);
+  EXPECT_EQ(record["a"]["runs"].size(), 3u * 8);
   EXPECT_EQ(record["trace"], summary);
 
   std::string plot = read_all(svg);
