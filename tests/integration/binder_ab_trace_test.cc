@@ -95,9 +95,12 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
     EXPECT_GT(run["written"].get<int>(), 0);
     EXPECT_GT(run["metric"].get<double>(), 0);
     EXPECT_GT(run["summary"]["events"].get<int>(), 0);
+    // The allocator's locks only: the engine's proc, node and context locks say variant=mutex
+    // on both devices.
     for (const char* kind : {"waits", "holds"})
       for (const auto& group : run["summary"][kind])
-        EXPECT_NE(group["lock"]["variant"], run["summary"]["excluded_variant"]) << group.dump();
+        if (group["lock"]["lock"] == "alloc" || group["lock"]["lock"] == "alloc_install")
+          EXPECT_NE(group["lock"]["variant"], run["summary"]["excluded_variant"]) << group.dump();
   }
   // The traced runs are not among the measured ones.
   std::ifstream json_in(json);
