@@ -99,8 +99,9 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
     // on both devices.
     for (const char* kind : {"waits", "holds"})
       for (const auto& group : run["summary"][kind])
-        if (group["lock"]["lock"] == "alloc" || group["lock"]["lock"] == "alloc_install")
+        if (group["lock"]["lock"] == "alloc" || group["lock"]["lock"] == "alloc_install") {
           EXPECT_NE(group["lock"]["variant"], run["summary"]["excluded_variant"]) << group.dump();
+        }
   }
   // The traced runs are not among the measured ones.
   std::ifstream json_in(json);
