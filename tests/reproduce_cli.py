@@ -2,7 +2,7 @@
 """tools/reproduce's command line without running a scenario (issue 35): --help prints the header
 and says that it builds build/ and writes build/reproduce; an unknown option is refused with a
 pointer to --help, not taken for a scenario name; the duration it states for `all` is the one
-README.md and docs/reproductions.md state. Prints what is wrong and exits 1.
+README.md and docs/reproductions.md state; --trace without a comparison to trace is refused. Prints what is wrong and exits 1.
 
 Usage: reproduce_cli.py [SOURCE_ROOT]   (default: the directory above this script)
 Registered as the meson test 'reproduce-cli' (suite 'docs').
@@ -43,6 +43,14 @@ def main():
     bogus = subprocess.run([script, "--bogus"], capture_output=True, text=True, timeout=30)
     if bogus.returncode != 2 or "unknown option '--bogus'" not in bogus.stderr:
         problems.append(f"--bogus: exit {bogus.returncode}, {bogus.stderr.strip()!r}")
+    # --trace changes how comparisons run (binder-ab --trace): with no comparison to run it is
+    # refused, not ignored.
+    for argv in (["--trace"], ["--trace", "--calibrate", "alloc-lock"], ["--list", "--trace"]):
+        run = subprocess.run([script] + argv, capture_output=True, text=True, timeout=30)
+        if run.returncode != 2 or "--trace goes with NAME" not in run.stderr:
+            problems.append(f"{' '.join(argv)}: exit {run.returncode}, {run.stderr.strip()!r}")
+    if "--trace NAME" not in text:
+        problems.append("--help does not say '--trace NAME'")
     stated = {}
     for where, text in [("tools/reproduce --help", help_run.stdout),
                         ("README.md", section(open(os.path.join(root, "README.md")).read(),

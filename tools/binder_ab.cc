@@ -35,6 +35,8 @@
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
 #include "tools/ab/stop_signals.h"
+#include "tools/ab/trace_report.h"
+#include "tools/ab/traced_run.h"
 #include "tools/ab/variant_check.h"
 
 namespace {
@@ -69,6 +71,7 @@ struct Settings {
   BlockPlan blocks;               // blocks == 0: one run of pairs, as before --blocks
   double ready_seconds = 60;
   bool aa = false;
+  std::string trace_dir;  // --trace: a traced run of each variant, kept here
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -161,6 +164,10 @@ std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
   }
   check_label("A", a);
   check_label("B", b);
+  if (!settings.trace_dir.empty()) {
+    check_traceable("A", a);
+    check_traceable("B", b);
+  }
   if (settings.aa && a.actual != b.actual)
     throw std::runtime_error(fmt::format(
         "--aa: B ({}) must have A's variant on a device of its own, but A ({}) has {} and B {}",
@@ -169,8 +176,25 @@ std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
   return {a, b};
 }
 
-// The pairs of one block (or of the whole experiment without --blocks), with the progress line.
-Measurements measure_pairs(const Settings& settings, const Analysis& analysis, const Variant& a,
+// The block whose daemon --trace traces: the middle one, so that the window sees the machine as
+// the experiment mostly did (1 without --blocks).
+int traced_block(const Settings& settings) { return (std::max(settings.blocks.blocks, 1) + 1) / 2; }
+
+// --trace's window in `block`, after its measured pairs, while its setup still runs.
+void trace_if_chosen(const Settings& settings, Analysis& analysis, const Variant& a,
+                     const Variant& b, const Schedule& schedule, int block) {
+  if (settings.trace_dir.empty() || block != traced_block(settings)) return;
+  fmt::print(stderr, "binder-ab: tracing one run of each variant into {}\n", settings.trace_dir);
+  analysis.traces = traced_pair({.dir = settings.trace_dir,
+                                 .command = analysis.command,
+                                 .metric = std::regex(settings.metric),
+                                 .run_limit = schedule.run_limit},
+                                a, b, schedule.b_first, block);
+}
+
+// The pairs of one block (or of the whole experiment without --blocks), with the progress line;
+// then --trace's window if this is its block.
+Measurements measure_pairs(const Settings& settings, Analysis& analysis, const Variant& a,
                            const Variant& b, const Schedule& schedule, int block) {
   std::string name = analysis.name;
   if (settings.blocks.blocks > 0)
@@ -198,6 +222,7 @@ Measurements measure_pairs(const Settings& settings, const Analysis& analysis, c
   auto measurements = measure(a, b, analysis.command, metrics, schedule,
                               settings.verbose ? stderr : nullptr, observer);
   progress.finish();
+  trace_if_chosen(settings, analysis, a, b, schedule, block);
   return measurements;
 }
 
@@ -274,6 +299,8 @@ void print_table(const std::vector<Analysis>& analyses, bool header) {
   for (const auto& analysis : analyses)
     for (const auto& metric : analysis.secondary)
       fmt::print("{}", secondary_line(analysis, metric));
+  for (const auto& analysis : analyses)
+    if (!analysis.traces.empty()) fmt::print("{}", trace_tables(analysis.traces));
 }
 
 int run(Settings& settings) {
@@ -286,6 +313,9 @@ int run(Settings& settings) {
     analyses.push_back(measure_and_analyze(settings));
   }
   print_table(analyses, !settings.no_header);
+  if (!settings.trace_dir.empty())
+    write_file(settings.trace_dir + "/summary.json",
+               to_json(analyses.front().traces).dump(2) + "\n");
   if (!settings.json_path.empty()) {
     nlohmann::json out = analyses.size() == 1 ? to_json(analyses.front()) : nlohmann::json::array();
     if (analyses.size() > 1)
@@ -357,6 +387,11 @@ int run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--json", settings.json_path, "write every run and the statistics here");
   app.add_option("--svg", settings.svg_path, "write a plot of both distributions here");
+  app.add_option("--trace", settings.trace_dir,
+                 "trace one extra run of each variant (in the middle block), outside the measured "
+                 "runs, with the daemon of its device writing DIR/A.trace and DIR/B.trace; their "
+                 "lock waits and holds per priority after the table, in DIR/summary.json, the "
+                 "--json record and a panel of the --svg plot (docs/ab.md)");
   app.add_option("--replay", settings.replay, "re-analyze runs saved with --json (one row each)");
   app.add_option("--scale-b", settings.scale_b,
                  "with --replay: multiply B's runs by this factor, to see whether the measured "
@@ -415,6 +450,8 @@ int run(int argc, char** argv) {
   if (settings.blocks.setup_signals_ready && settings.blocks.setup.empty())
     return app.exit(CLI::ValidationError("--block-signals-ready needs --block-setup CMD"));
   settings.schedule.run_limit = std::chrono::duration<double>(settings.run_limit_seconds);
+  if (!settings.trace_dir.empty() && !settings.replay.empty())
+    return app.exit(CLI::ValidationError("--trace measures: it does not go with --replay"));
   try {
     return run(settings);
   } catch (const CLI::ParseError& error) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "tools/ab/quantized_verdict.h"
+#include "tools/ab/trace_report.h"
 
 namespace cused::tools::ab {
 
@@ -248,39 +249,42 @@ std::string markdown_row(const Analysis& analysis, bool block_columns) {
 }
 
 nlohmann::json to_json(const Analysis& analysis) {
-  return {{"name", analysis.name},
-          {"metric", analysis.metric_name},
-          {"better", analysis.better == Better::higher ? "higher" : "lower"},
-          {"wording", analysis.wording == Wording::amount ? "amount" : "speed"},
-          {"command", analysis.command},
-          {"warmup_pairs", analysis.warmup_pairs},
-          {"seconds", analysis.seconds},
-          {"a", variant_json(analysis.a, analysis.runs_a, analysis.summary_a)},
-          {"b", variant_json(analysis.b, analysis.runs_b, analysis.summary_b)},
-          {"ratio",
-           {{"value", analysis.interval.ratio},
-            {"low", analysis.interval.low},
-            {"high", analysis.interval.high},
-            {"confidence", analysis.interval.confidence},
-            {"method", analysis.blocks.empty()
-                           ? "paired percentile bootstrap of median(B)/median(A)"
-                           : "two-level bootstrap (blocks, then pairs) of the median of the "
-                             "blocks' median(B)/median(A), expanded percentile"},
-            {"resamples", analysis.resamples},
-            {"seed", analysis.seed}}},
-          {"verdict",
-           {{"too_few_pairs", analysis.verdict.too_few_pairs},
-            {"detected", analysis.verdict.detected},
-            {"improvement_percent", analysis.verdict.improvement_percent},
-            {"low_percent", analysis.verdict.low_percent},
-            {"high_percent", analysis.verdict.high_percent},
-            {"text", analysis.verdict.text},
-            {"target_percent", analysis.target_percent},
-            {"note", analysis.note}}},
-          {"secondary", secondary_json(analysis.secondary)},
-          {"blocks", blocks_json(analysis)},
-          {"heterogeneity", analysis.heterogeneity},
-          {"aa", analysis.aa}};
+  nlohmann::json record = {
+      {"name", analysis.name},
+      {"metric", analysis.metric_name},
+      {"better", analysis.better == Better::higher ? "higher" : "lower"},
+      {"wording", analysis.wording == Wording::amount ? "amount" : "speed"},
+      {"command", analysis.command},
+      {"warmup_pairs", analysis.warmup_pairs},
+      {"seconds", analysis.seconds},
+      {"a", variant_json(analysis.a, analysis.runs_a, analysis.summary_a)},
+      {"b", variant_json(analysis.b, analysis.runs_b, analysis.summary_b)},
+      {"ratio",
+       {{"value", analysis.interval.ratio},
+        {"low", analysis.interval.low},
+        {"high", analysis.interval.high},
+        {"confidence", analysis.interval.confidence},
+        {"method", analysis.blocks.empty()
+                       ? "paired percentile bootstrap of median(B)/median(A)"
+                       : "two-level bootstrap (blocks, then pairs) of the median of the "
+                         "blocks' median(B)/median(A), expanded percentile"},
+        {"resamples", analysis.resamples},
+        {"seed", analysis.seed}}},
+      {"verdict",
+       {{"too_few_pairs", analysis.verdict.too_few_pairs},
+        {"detected", analysis.verdict.detected},
+        {"improvement_percent", analysis.verdict.improvement_percent},
+        {"low_percent", analysis.verdict.low_percent},
+        {"high_percent", analysis.verdict.high_percent},
+        {"text", analysis.verdict.text},
+        {"target_percent", analysis.target_percent},
+        {"note", analysis.note}}},
+      {"secondary", secondary_json(analysis.secondary)},
+      {"blocks", blocks_json(analysis)},
+      {"heterogeneity", analysis.heterogeneity},
+      {"aa", analysis.aa}};
+  if (!analysis.traces.empty()) record["trace"] = to_json(analysis.traces);
+  return record;
 }
 
 Analysis from_json(const nlohmann::json& record) {
@@ -312,6 +316,7 @@ Analysis from_json(const nlohmann::json& record) {
                                .warmup_pairs = entry.at("warmup_pairs").get<int>(),
                                .seconds = entry.at("seconds").get<double>()});
   analysis.aa = record.value("aa", false);
+  if (record.contains("trace")) analysis.traces = traced_runs_from_json(record.at("trace"));
   // Runs saved before --latency existed have no secondary metrics.
   for (const auto& entry : record.value("secondary", nlohmann::json::array())) {
     SecondaryMetric metric;
@@ -499,6 +504,96 @@ void draw_block_panel(std::string& svg, const Analysis& analysis, double left, d
   draw_axis(svg, left, right, axis_y, low, high, {"B/A per block, and the two-level interval"});
 }
 
+// The traced window's lock waits (--trace): per variant and waiter class, the share of its waits
+// that took at most each duration, on a log axis of µs (a curve further right waited longer),
+// whatever the lock. A's curves in A's colour, B's in B's, one dash pattern per class; the legend
+// under the axis. Returns where the legend ends.
+double draw_wait_panel(std::string& svg, const std::vector<TracedRun>& runs, double left,
+                       double right, double top, double axis_y) {
+  constexpr const char* kDashes[] = {"", "7 3", "2 3", "9 3 2 3"};
+  constexpr std::size_t kMaxPoints = 400;  // per curve: a step at every rank up to this many
+  struct Curve {
+    std::size_t side;
+    std::string label;
+    std::vector<std::uint64_t> ns;
+  };
+  std::vector<Curve> curves;
+  std::vector<std::string> classes;  // every class of either side, for one dash pattern each
+  std::uint64_t lowest = UINT64_MAX, highest = 0;
+  for (const auto& run : runs)
+    for (auto& [waiter, ns] : waits_by_class(run.summary)) {
+      if (std::find(classes.begin(), classes.end(), waiter) == classes.end())
+        classes.push_back(waiter);
+      lowest = std::min(lowest, std::max<std::uint64_t>(ns.front(), 1));
+      highest = std::max(highest, ns.back());
+      curves.push_back({run.side == "B" ? 1u : 0u, run.side + " " + waiter, std::move(ns)});
+    }
+  if (curves.empty()) {
+    text_lines(svg, left, (top + axis_y) / 2, {"no lock waits in the traced window"}, kFont);
+    return axis_y;
+  }
+  double low = std::floor(std::log10(static_cast<double>(lowest) / 1e3));
+  double high = std::max(low + 1, std::ceil(std::log10(static_cast<double>(highest) / 1e3)));
+  auto x = [&](std::uint64_t ns) {
+    double decades = std::log10(std::max(static_cast<double>(ns), 1.0) / 1e3);
+    return left + (std::clamp(decades, low, high) - low) / (high - low) * (right - left);
+  };
+  auto y = [&](double share) { return axis_y - share * (axis_y - top); };
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", left,
+                     axis_y, right);
+  for (double decade = low; decade <= high; ++decade) {
+    double at = left + (decade - low) / (high - low) * (right - left);
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"{5}\" text-anchor=\"middle\">{4}</text>\n",
+        at, axis_y, axis_y + 5, axis_y + 20,
+        // 100000 rather than 1e+05: the axis is read as µs.
+        decade < 0 ? fmt::format("{:g}", std::pow(10.0, decade))
+                   : fmt::format("{:.0f}", std::pow(10.0, decade)),
+        kFont);
+  }
+  for (double share : {0.0, 0.5, 1.0})
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"end\">{:g}</text>\n",
+        left - 4, y(share) + 4, kSmallFont, share);
+  double legend_y =
+      text_lines(svg, (left + right) / 2, axis_y + 38, {"lock wait (µs, log); up: share of waits"},
+                 kFont, " text-anchor=\"middle\"");
+  for (const auto& curve : curves) {
+    std::string points;
+    std::size_t n = curve.ns.size(), steps = std::min(n, kMaxPoints);
+    double previous = 0;
+    for (std::size_t k = 1; k <= steps; ++k) {
+      std::size_t rank = (k * n + steps - 1) / steps;  // the k-th of `steps` ranks, 1..n
+      double share = static_cast<double>(rank) / static_cast<double>(n);
+      double at = x(curve.ns[rank - 1]);
+      points += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f} ", at, y(previous), at, y(share));
+      previous = share;
+    }
+    std::size_t dash = static_cast<std::size_t>(
+        std::find(classes.begin(), classes.end(), curve.label.substr(2)) - classes.begin());
+    std::string pattern = kDashes[dash % std::size(kDashes)];
+    std::string dash_attribute =
+        pattern.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", pattern);
+    svg += fmt::format(
+        "<polyline class=\"wait-cdf\" points=\"{}\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"2\"{}><title>{}: {} waits</title></polyline>\n",
+        points, kColours[curve.side], dash_attribute, escape_xml(curve.label), n);
+    svg += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+        "stroke-width=\"2\"{}/>\n",
+        left, legend_y - 4, left + 30, legend_y - 4, kColours[curve.side], dash_attribute);
+    Durations waits{curve.ns};
+    legend_y = text_lines(svg, left + 36, legend_y,
+                          {fmt::format("{}: {} waits, {:.1f} ms in all; P50 {:.1f}, P99 {:.1f} µs",
+                                       curve.label, n, static_cast<double>(waits.total()) / 1e6,
+                                       static_cast<double>(waits.percentile(0.5)) / 1e3,
+                                       static_cast<double>(waits.percentile(0.99)) / 1e3)},
+                          kSmallFont);
+  }
+  return legend_y;
+}
+
 }  // namespace
 
 double text_width(const std::string& text, double font_size) {
@@ -508,6 +603,7 @@ double text_width(const std::string& text, double font_size) {
 std::string svg_plot(const Analysis& analysis) {
   constexpr double kMargin = 10, kPanelWidth = 440, kPanelPad = 45, kMinRow = 90;
   constexpr double kLabelChars = 34, kDeviceChars = 44;  // wider labels wrap
+  constexpr double kWaitPanelWidth = 600;  // its legend lines name a class and four figures
 
   std::vector<Panel> panels{{analysis.metric_name,
                              analysis.better,
@@ -541,8 +637,9 @@ std::string svg_plot(const Analysis& analysis) {
   }
   double plots_left = kMargin + label_width + 2 * kMargin;
   bool block_panel = !analysis.block_ratios.empty();
-  double width =
-      plots_left + kPanelWidth * static_cast<double>(panels.size() + block_panel) + kMargin;
+  bool wait_panel = !analysis.traces.empty();
+  double width = plots_left + kPanelWidth * static_cast<double>(panels.size() + block_panel) +
+                 (wait_panel ? kWaitPanelWidth : 0) + kMargin;
 
   std::string body;
   // The title: the row, the main metric, its B/A, interval and verdict, wrapped to the width.
@@ -613,6 +710,17 @@ std::string svg_plot(const Analysis& analysis) {
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ccc\"/>\n",
         left, y, axis_y);
     bottom = std::max(bottom, axis_y + 38 + kLineHeight);
+  }
+  if (wait_panel) {
+    double left = plots_left + kPanelWidth * static_cast<double>(panels.size() + block_panel);
+    text_lines(body, left + kMargin, y + 17,
+               wrap("lock waits in the traced window (--trace)", panel_chars), kFont,
+               " font-weight=\"bold\"");
+    bottom = std::max(bottom, draw_wait_panel(body, analysis.traces, left + kPanelPad,
+                                              left + kWaitPanelWidth - kMargin, y + 25, axis_y));
+    body += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ccc\"/>\n",
+        left, y, axis_y);
   }
   double height = bottom + kMargin;
   return fmt::format(

@@ -9,6 +9,7 @@
 
 #include "tools/ab/block_bootstrap.h"
 #include "tools/ab/statistics.h"
+#include "tools/ab/traced_run.h"
 #include "tools/ab/workload.h"
 
 namespace cused::tools::ab {
@@ -53,6 +54,8 @@ struct Analysis {
   std::vector<double> block_ratios;  // each block's median(B)/median(A)
   double heterogeneity = 0;          // I² of the blocks' B/A
   bool aa = false;                   // --aa: B is A's variant on a device of its own
+  // --trace: the traced run of each variant with its lock summary (not among the runs above).
+  std::vector<TracedRun> traces;
 };
 
 // The statistics of `runs_a`/`runs_b` (and of each secondary metric's) filled in from the runs.
@@ -74,6 +77,7 @@ nlohmann::json to_json(const Analysis& analysis);
 Analysis from_json(const nlohmann::json& record);
 
 // One panel per metric, side by side (the main one first), each with a box and dots per variant;
+// after them the blocks' B/A (--blocks) and the traced window's lock waits (--trace);
 // the title has the row's name, the main metric's B/A, its interval and the verdict. Labels and
 // titles are wrapped, and the picture widened, so that no text is cut off.
 std::string svg_plot(const Analysis& analysis);

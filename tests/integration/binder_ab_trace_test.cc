@@ -1,0 +1,137 @@
+// binder-ab --trace (issue 32 point 5) against a real cused serving two devices of different
+// alloc_lock designs, as tools/reproduce's alloc-lock does: one traced run per variant, its
+// trace file, the lock summary after the table, in DIR/summary.json and in the --json record,
+// and the wait panel of the --svg plot.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/integration/mounted_binderfs.h"
+#include "tests/integration/tool_process.h"
+
+namespace cused {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::ToolProcess;
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class BinderAbTraceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_ = std::make_unique<ToolProcess>(std::vector<std::string>{
+        testing::binary_from_env("CUSED_BINARY"), "--mount", dir_, "--foreground", "--device",
+        "a:alloc_lock=mutex", "--device", "b:alloc_lock=spin-install"});
+    ASSERT_TRUE(testing::wait_until([&] { return fs::exists(dir_ + "/b"); }, 5s));
+    for (const char* device : {"a", "b"})
+      servicemanagers_.push_back(std::make_unique<ToolProcess>(std::vector<std::string>{
+          testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", dir_ + "/" + device}));
+  }
+  void TearDown() override {
+    servicemanagers_.clear();
+    if (daemon_) {
+      kill(daemon_->pid(), SIGTERM);
+      daemon_->finish(20s);
+    }
+    umount2(dir_.c_str(), MNT_DETACH);  // only if the daemon died without unmounting
+    fs::remove_all(dir_);
+    fs::remove_all(out_);
+  }
+
+  std::string dir_ = testing::make_temp_dir("cused-ab-trace-");
+  std::string out_ = testing::make_temp_dir("binder-ab-trace-out-");
+  std::unique_ptr<ToolProcess> daemon_;
+  std::vector<std::unique_ptr<ToolProcess>> servicemanagers_;
+};
+
+TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitPanel) {
+  std::string traces = out_ + "/traces", json = out_ + "/ab.json", svg = out_ + "/ab.svg";
+  // Three blocks sharing the fixture's daemon (no --block-setup): the traced runs are block 2's.
+  std::vector<std::string> options{"--mount", dir_,         "--runs", "8",       "--blocks",
+                                   "3",       "--progress", "none",   "--trace", traces,
+                                   "--json",  json,         "--svg",  svg};
+  std::vector<std::string> argv{testing::binary_from_env("BINDER_AB_BINARY")};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"a:alloc_lock=mutex", "b:alloc_lock=spin-install", "--",
+                           testing::binary_from_env("BINDER_THROUGHPUT_BINARY"), "--device",
+                           "{dev}", "-w", "4", "-i", "100", "-s", "4096"});
+  ToolProcess tool(argv);
+  auto result = tool.finish(90s);
+  ASSERT_EQ(testing::exit_status(result), 0) << result.output;
+
+  // Each side's trace is the daemon's, written while only that side's run was traced: a file
+  // of ftrace lines with the run's transactions.
+  for (const char* side : {"A", "B"}) {
+    std::string trace = read_all(traces + "/" + side + ".trace");
+    EXPECT_EQ(trace.rfind("# tracer: nop\n", 0), 0u) << side;
+    EXPECT_NE(trace.find(": binder_transaction: "), std::string::npos) << side;
+  }
+  EXPECT_NE(result.output.find("Traced window (--trace): one extra run per variant"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("| variant | lock | waiter | waits |"), std::string::npos);
+  EXPECT_NE(result.output.find("| variant | lock | holder | holds |"), std::string::npos);
+
+  std::ifstream summary_in(traces + "/summary.json");
+  auto summary = nlohmann::json::parse(summary_in);
+  ASSERT_EQ(summary.size(), 2u);
+  EXPECT_EQ(summary[0]["side"], "A");
+  EXPECT_EQ(summary[1]["side"], "B");
+  // One daemon traces both devices: each side leaves out the other's alloc_lock.
+  EXPECT_EQ(summary[0]["summary"]["excluded_variant"], "spin-install");
+  EXPECT_EQ(summary[1]["summary"]["excluded_variant"], "mutex");
+  for (const auto& run : summary) {
+    EXPECT_EQ(run["block"], 2);
+    EXPECT_GT(run["written"].get<int>(), 0);
+    EXPECT_GT(run["metric"].get<double>(), 0);
+    EXPECT_GT(run["summary"]["events"].get<int>(), 0);
+    // The allocator's locks only: the engine's proc, node and context locks say variant=mutex
+    // on both devices.
+    for (const char* kind : {"waits", "holds"})
+      for (const auto& group : run["summary"][kind])
+        if (group["lock"]["lock"] == "alloc" || group["lock"]["lock"] == "alloc_install") {
+          EXPECT_NE(group["lock"]["variant"], run["summary"]["excluded_variant"]) << group.dump();
+        }
+  }
+  // The traced runs are not among the measured ones.
+  std::ifstream json_in(json);
+  auto record = nlohmann::json::parse(json_in);
+  EXPECT_EQ(record["a"]["runs"].size(), 3u * 8);
+  EXPECT_EQ(record["trace"], summary);
+
+  std::string plot = read_all(svg);
+  EXPECT_NE(plot.find("lock waits in the traced window (--trace)"), std::string::npos);
+}
+
+// --trace needs the daemon of the device: a device where no cused serves is an error before the
+// first run, not a run without its trace.
+TEST_F(BinderAbTraceTest, ADeviceWithoutItsDaemonIsAnError) {
+  std::string elsewhere = out_ + "/not-a-mount";
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere + "/binder").put('\n');
+  ToolProcess tool({testing::binary_from_env("BINDER_AB_BINARY"), "--runs", "8", "--progress",
+                    "none", "--trace", out_ + "/traces", dir_ + "/a", elsewhere + "/binder", "--",
+                    "/bin/sh", "-c", "echo ran >>" + out_ + "/runs; echo iterations per sec: 1"},
+                   ToolProcess::Capture::stdout_and_stderr);
+  auto result = tool.finish(30s);
+  EXPECT_EQ(testing::exit_status(result), 1) << result.output;
+  EXPECT_NE(result.output.find("--trace: B (" + elsewhere +
+                               "/binder): no cused's binder-control "
+                               "beside it"),
+            std::string::npos)
+      << result.output;
+  EXPECT_FALSE(fs::exists(out_ + "/runs"));
+}
+
+}  // namespace
+}  // namespace cused

@@ -1,0 +1,117 @@
+#include "tools/ab/traced_run.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <variant>
+
+#include "tools/binderctl_control.h"
+
+namespace cused::tools::ab {
+
+std::string variant_key(const std::string& variant, const std::string& key) {
+  std::istringstream in(variant);
+  for (std::string item; std::getline(in, item, ',');)
+    if (item.rfind(key + "=", 0) == 0) return item.substr(key.size() + 1);
+  return "";
+}
+
+namespace {
+
+std::string control_dir(const Variant& variant) {
+  return std::filesystem::path(variant.device).parent_path().string();
+}
+
+std::string no_daemon(const char* side, const Variant& variant) {
+  return fmt::format("--trace: {} ({}): no cused's binder-control beside it", side, variant.device);
+}
+
+}  // namespace
+
+void check_traceable(const char* side, const Variant& variant) {
+  if (!binderctl::ControlFile(control_dir(variant)).ok())
+    throw std::runtime_error(no_daemon(side, variant));
+}
+
+namespace {
+
+// The trace of the daemon that serves `device` (its mount's binder-control), started for the
+// object's life: stopped on every way out, so that a failed run leaves no trace running.
+class DaemonTrace {
+ public:
+  DaemonTrace(const char* side, const Variant& variant, const std::string& path)
+      : control_(control_dir(variant)) {
+    if (!control_.ok()) throw std::runtime_error(no_daemon(side, variant));
+    check(control_.trace(path), fmt::format("start a trace into {}", path));
+  }
+  ~DaemonTrace() {
+    if (!stopped_) (void)control_.trace("");
+  }
+  DaemonTrace(const DaemonTrace&) = delete;
+  DaemonTrace& operator=(const DaemonTrace&) = delete;
+
+  uapi::cused_trace stop() {
+    stopped_ = true;
+    return check(control_.trace(""), "stop the trace");
+  }
+
+ private:
+  static uapi::cused_trace check(binderctl::Result<uapi::cused_trace> result,
+                                 const std::string& what) {
+    if (auto* failure = std::get_if<binderctl::Failure>(&result))
+      throw std::runtime_error(fmt::format("--trace: cannot {}: {} ({})", what, failure->what,
+                                           std::strerror(failure->err)));
+    return std::get<uapi::cused_trace>(result);
+  }
+
+  binderctl::ControlFile control_;
+  bool stopped_ = false;
+};
+
+TracedRun traced_run(const TraceWindow& window, const char* side, const Variant& variant,
+                     const Variant& other, int block) {
+  TracedRun run;
+  run.side = side;
+  run.path = (std::filesystem::absolute(window.dir) / fmt::format("{}.trace", side)).string();
+  run.block = block;
+  DaemonTrace trace(side, variant, run.path);
+  auto argv = substitute(window.command, variant);
+  auto result = run_command(argv, window.run_limit);
+  auto held = trace.stop();
+  if (!result.succeeded())
+    throw std::runtime_error(fmt::format("--trace: {}'s traced run: {} {}\n{}", side, argv[0],
+                                         result.describe_failure(), result.output));
+  auto metric = extract_metric(result.output, window.metric);
+  if (!metric)
+    throw std::runtime_error(
+        fmt::format("--trace: {}'s traced run printed no metric\n{}", side, result.output));
+  run.metric = *metric;
+  run.seconds = result.elapsed.count();
+  run.written = held.written;
+  run.dropped = held.dropped;
+  std::string own = variant_key(variant.actual, "alloc_lock");
+  std::string others = variant_key(other.actual, "alloc_lock");
+  std::ifstream in(run.path);
+  if (!in) throw std::runtime_error("--trace: cannot read " + run.path);
+  run.summary = summarize_lock_trace(in, others != own ? others : "");
+  return run;
+}
+
+}  // namespace
+
+std::vector<TracedRun> traced_pair(const TraceWindow& window, const Variant& a, const Variant& b,
+                                   bool b_first, int block) {
+  std::filesystem::create_directories(window.dir);
+  if (b_first) {
+    auto run_b = traced_run(window, "B", b, a, block);
+    return {traced_run(window, "A", a, b, block), std::move(run_b)};
+  }
+  auto run_a = traced_run(window, "A", a, b, block);
+  return {std::move(run_a), traced_run(window, "B", b, a, block)};
+}
+
+}  // namespace cused::tools::ab
