@@ -6,11 +6,14 @@
 // left alone.
 //
 // The namespace's /dev is a tmpfs of symlinks: each entry of the host's /dev points into a
-// recursive bind of it (/dev/.host, so /dev/null, /dev/pts and /dev/shm work as before), and
-// /dev/binder points to DEVICE. When DEVICE is /dev/binder itself COMMAND runs as it is.
-// Needs CAP_SYS_ADMIN (as cused does). Exit status: COMMAND's (it is exec'd), 126 if it cannot be
-// run, 125 if the namespace cannot be set up.
+// recursive bind of it (/dev/.host, so /dev/pts and /dev/shm work as before), and /dev/binder
+// points to DEVICE. Character and block devices (/dev/null, /dev/urandom) are bind mounts of the
+// host's nodes instead: a program may open them with O_NOFOLLOW, which a symlink fails with ELOOP
+// (Android 14's libbinder reads /dev/urandom so for an RPC session id). When DEVICE is /dev/binder
+// itself COMMAND runs as it is. Needs CAP_SYS_ADMIN (as cused does). Exit status: COMMAND's (it is
+// exec'd), 126 if it cannot be run, 125 if the namespace cannot be set up.
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -47,7 +50,17 @@ void enter_private_mount_namespace() {
   check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "making / private");
 }
 
-// In STAGE (a fresh tmpfs): .host = the host's /dev, a symlink per entry into it, binder = DEVICE.
+// NODE (the host's device node, under .host) bound onto an empty file at PATH: the same inode, so
+// the same device, with no symlink on the way.
+bool bind_device(const std::string& node, const std::string& path) {
+  int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  close(fd);
+  return mount(node.c_str(), path.c_str(), nullptr, MS_BIND, nullptr) == 0;
+}
+
+// In STAGE (a fresh tmpfs): .host = the host's /dev, a symlink per entry into it (a bind for a
+// device node), binder = DEVICE.
 void populate_dev(const std::string& stage, const std::string& device) {
   std::string host = stage + "/.host";
   check(mkdir(host.c_str(), 0755), "mkdir " + host);
@@ -58,11 +71,17 @@ void populate_dev(const std::string& stage, const std::string& device) {
     std::string name = entry->d_name;
     if (name == "." || name == ".." || name == "binder") continue;
     std::string target = std::string(kHostDev) + "/" + name;
-    if (symlink(target.c_str(), (stage + "/" + name).c_str()) < 0) {
+    std::string entry_path = stage + "/" + name;
+    std::string host_entry = host + "/" + name;  // target, before the move to /dev
+    struct stat entry_status {};
+    bool is_device = lstat(host_entry.c_str(), &entry_status) == 0 &&
+                     (S_ISCHR(entry_status.st_mode) || S_ISBLK(entry_status.st_mode));
+    if (!(is_device ? bind_device(host_entry, entry_path)
+                    : symlink(target.c_str(), entry_path.c_str()) == 0)) {
       int error = errno;
       closedir(dir);
       errno = error;
-      fail("symlink " + name);
+      fail((is_device ? "binding " : "symlink ") + name);
     }
   }
   closedir(dir);
