@@ -1,5 +1,8 @@
 #include "tests/diff/event_deviations.h"
 
+#include <cstdio>
+#include <vector>
+
 namespace cused::diff {
 
 namespace {
@@ -50,13 +53,72 @@ std::optional<EventDeviationMatch> pages_installed_at_once(std::span<const std::
   return EventDeviationMatch{"pages-installed-at-once", 2 * run - 1, 2 * run - 1};
 }
 
+// One binder_update_page_range and the LRU events of its pages after it.
+struct PageRange {
+  std::string proc;
+  int allocate = 0;
+  unsigned long offset = 0, size = 0;
+  std::vector<std::string> lru;  // "binder_free_lru_start: proc=s0 page_index=0", ...
+  std::size_t events = 0;        // the events it spans
+};
+
+std::optional<PageRange> page_range_at(std::span<const std::string> events, std::size_t at) {
+  if (at >= events.size()) return std::nullopt;
+  char proc[64];
+  PageRange range;
+  if (std::sscanf(events[at].c_str(),
+                  "binder_update_page_range: proc=%63s allocate=%d offset=%lu size=%lu", proc,
+                  &range.allocate, &range.offset, &range.size) != 4)
+    return std::nullopt;
+  range.proc = proc;
+  std::string page_events = " proc=" + range.proc + " page_index=";
+  std::size_t i = at + 1;
+  while (
+      i < events.size() &&
+      (starts_with(events[i], "binder_free_lru_") || starts_with(events[i], "binder_alloc_lru_")) &&
+      events[i].find(page_events) != std::string::npos)
+    range.lru.push_back(events[i++]);
+  range.events = i - at;
+  return range;
+}
+
+// docs/tracing.md "Page ranges": the kernel's binder_update_page_range prints the pages a buffer
+// has to itself (binder_lru_freelist_del/_add of PAGE_ALIGN(start) up to the last page boundary
+// inside it: empty when the buffer lies within a page it shares, and traced even then), and a
+// free adds each edge page that a merge with a free neighbour leaves unused, one range each;
+// cused's allocator counts each page's buffers and prints the buffer's whole page range once.
+// Accepted when the kernel's one or more ranges of one proc and direction (allocate=) all lie
+// inside cused's one range of that proc and direction, and the pages taken from or put on the
+// LRU are the same, in the same order.
+std::optional<EventDeviationMatch> buffer_page_ranges(std::span<const std::string> kernel,
+                                                      std::size_t k,
+                                                      std::span<const std::string> cused,
+                                                      std::size_t c) {
+  auto ours = page_range_at(cused, c);
+  if (!ours) return std::nullopt;
+  std::vector<std::string> kernel_lru;
+  std::size_t at = k;
+  for (auto theirs = page_range_at(kernel, at);
+       theirs && theirs->allocate == ours->allocate && theirs->proc == ours->proc;
+       theirs = page_range_at(kernel, at)) {
+    bool inside = theirs->size == 0 || (theirs->offset >= ours->offset &&
+                                        theirs->offset + theirs->size <= ours->offset + ours->size);
+    if (!inside) return std::nullopt;
+    kernel_lru.insert(kernel_lru.end(), theirs->lru.begin(), theirs->lru.end());
+    at += theirs->events;
+  }
+  if (at == k || kernel_lru != ours->lru) return std::nullopt;
+  return EventDeviationMatch{"page-ranges", at - k, ours->events};
+}
+
 }  // namespace
 
 std::optional<EventDeviationMatch> known_event_deviation(std::span<const std::string> kernel,
                                                          std::size_t k,
                                                          std::span<const std::string> cused,
                                                          std::size_t c) {
-  return pages_installed_at_once(kernel, k, cused, c);
+  if (auto match = pages_installed_at_once(kernel, k, cused, c)) return match;
+  return buffer_page_ranges(kernel, k, cused, c);
 }
 
 }  // namespace cused::diff

@@ -3,10 +3,11 @@
 // `trace` file and normalised so that the kernel's events and cused's compare per task
 // (docs/reliability.md, "Differential testing", "Trace events"). The task becomes its role in
 // the script ("s1.t0"; "other" for a task no slot owns: a kworker, the daemon's own thread);
-// fields that only say when or which object in the driver's own numbering are mapped to the
-// order of their first appearance in that task's events ("t1" the task's first transaction id,
-// "n1" its first node id, "r1" its first ref id, "a1" its first ioctl argument address); pids
-// and tids become roles; times are dropped. Everything else is compared as printed.
+// debug ids, which only say which object in the driver's own numbering, are mapped to the order
+// of their first appearance in that task's events ("t1" the task's first transaction id, "n1"
+// its first node id, "r1" its first ref id); pids and tids become roles; an ioctl's argument
+// address becomes "addr" (event_lines.cc says why); times are dropped. Everything else is
+// compared as printed.
 #pragma once
 
 #include <optional>
@@ -31,7 +32,7 @@ std::optional<RawEvent> parse_event_line(std::string_view line);
 bool compared_event(std::string_view name);
 
 // The normalised events of one run, in the file's order: "s1.t0 binder_ioctl: cmd=0xc0306201
-// arg=a1". Lines that are not events (the header, cused's closing comment) are skipped.
+// arg=addr". Lines that are not events (the header, cused's closing comment) are skipped.
 std::vector<std::string> normalise_events(const std::vector<std::string>& lines,
                                           const Roles& roles);
 

@@ -62,7 +62,7 @@ TEST(EventLines, KernelLinesBecomeRolesAndFirstAppearanceNumbersPerTask) {
                 // transaction 23 is s0.t0's second id; the numbering is the task's own.
                 "s0.t0 binder_txn_latency_free: transaction=t2 from 0:0 to s0:s0.t0 flags=0x2 "
                 "code=0x0",
-                "s2.t0 binder_ioctl: cmd=0xc0306201 arg=a1",
+                "s2.t0 binder_ioctl: cmd=0xc0306201 arg=addr",
                 "s2.t0 binder_transaction_received: transaction=t1",
                 "s2.t0 binder_txn_latency_free: transaction=t1 from 0:0 to s2:s2.t0 flags=0x0 "
                 "code=0x0",
@@ -203,6 +203,65 @@ TEST(EventDeviations, PagesInstalledAtOnceRejectsNearMisses) {
   // An end before any start (the kernel's pairs, cused's ends first).
   EXPECT_TRUE(
       diverges(kernel, {page("end", 0), page("end", 1), page("start", 0), page("start", 1)}));
+}
+
+std::string range(int allocate, int offset, int size, const char* proc = "s0") {
+  return std::string("binder_update_page_range: proc=") + proc +
+         " allocate=" + std::to_string(allocate) + " offset=" + std::to_string(offset) +
+         " size=" + std::to_string(size);
+}
+
+std::string lru(const char* what, int index, const char* proc = "s0") {
+  return std::string("binder_") + what + ": proc=" + proc + " page_index=" + std::to_string(index);
+}
+
+Lines task(const Lines& events) {
+  Lines out;
+  for (const auto& e : events) out.push_back("s1.t0 " + e);
+  return out;
+}
+
+// docs/tracing.md "Page ranges": the kernel's ranges of a buffer's pages (its own whole pages,
+// then each edge page a merge frees) against cused's one range of the buffer's pages, with the
+// same pages taken from or put on the LRU.
+TEST(EventDeviations, PageRangesAreDocumented) {
+  // A free: the buffer's own whole pages (none), then the page its merge with the free rest
+  // leaves unused (seed-call_reply in the guest).
+  Lines kernel = task({range(0, 0, 0), range(0, 0, 4096), lru("free_lru_start", 0),
+                       lru("free_lru_end", 0), "binder_write_done: ret=0"});
+  Lines cused = task({range(0, 0, 4096), lru("free_lru_start", 0), lru("free_lru_end", 0),
+                      "binder_write_done: ret=0"});
+  auto v = compare_events(kernel, cused);
+  EXPECT_FALSE(v.diverged) << v.kernel << " / " << v.cused;
+  ASSERT_EQ(v.documented.size(), 1u);
+  EXPECT_EQ(v.documented[0], "page-ranges: s1.t0, event 1");
+  EXPECT_EQ(v.compared, 5u);
+  // An allocation within a page the buffer shares: the kernel's range is empty.
+  EXPECT_FALSE(compare_events(task({range(1, 4096, 0), "binder_write_done: ret=0"}),
+                              task({range(1, 0, 4096), "binder_write_done: ret=0"}))
+                   .diverged);
+}
+
+TEST(EventDeviations, PageRangesRejectNearMisses) {
+  Lines kernel =
+      task({range(0, 0, 0), range(0, 0, 4096), lru("free_lru_start", 0), lru("free_lru_end", 0)});
+  auto diverges = [&](const Lines& c) { return compare_events(kernel, task(c)).diverged; };
+  // Another page put on the LRU, or one more, or none.
+  EXPECT_TRUE(diverges({range(0, 0, 8192), lru("free_lru_start", 1), lru("free_lru_end", 1)}));
+  EXPECT_TRUE(diverges({range(0, 0, 8192), lru("free_lru_start", 0), lru("free_lru_end", 0),
+                        lru("free_lru_start", 1), lru("free_lru_end", 1)}));
+  EXPECT_TRUE(diverges({range(0, 0, 4096)}));
+  // The other direction, or another proc's range.
+  EXPECT_TRUE(diverges({range(1, 0, 4096), lru("free_lru_start", 0), lru("free_lru_end", 0)}));
+  EXPECT_TRUE(diverges(
+      {range(0, 0, 4096, "s2"), lru("free_lru_start", 0, "s2"), lru("free_lru_end", 0, "s2")}));
+  // A kernel range outside cused's.
+  EXPECT_TRUE(
+      compare_events(task({range(0, 8192, 4096), lru("free_lru_start", 2), lru("free_lru_end", 2)}),
+                     task({range(0, 0, 4096), lru("free_lru_start", 2), lru("free_lru_end", 2)}))
+          .diverged);
+  // Not a range on cused's side at all.
+  EXPECT_TRUE(diverges({lru("free_lru_start", 0), lru("free_lru_end", 0)}));
 }
 
 }  // namespace
