@@ -62,7 +62,11 @@ void Proc::continue_freeze(const std::shared_ptr<FreezeCall>& call, bool resumed
 }
 
 void Proc::finish_freeze(const std::shared_ptr<FreezeCall>& call, int result) {
-  if (auto caller = call->caller.lock()) {
+  auto caller = call->caller.lock();
+  // binder_ioctl_done is the caller's, also when a drain or the timeout ends its wait on a
+  // daemon thread: the kernel's caller waits in its own ioctl.
+  trace::TaskScope task({call->tid, caller ? caller->pid() : 0});
+  if (caller) {
     sync::LockGuard guard(caller->inner_lock_);
     auto it = caller->freeze_.calls.find(call->tid);
     if (it != caller->freeze_.calls.end() && it->second.lock() == call)

@@ -157,12 +157,12 @@ Proc::ReadStep Proc::emit_next(Thread& thread, PendingRead& read, bool wait_for_
         assume_same_lock(inner_lock_, freeze.inner_lock);
         freeze.sent = true;
         delivered_freeze_.push_back(freeze);
-        read.put(uapi::BR_FROZEN_BINDER);
+        put_return(*this, read, uapi::BR_FROZEN_BINDER);  // binder_stat_br counts it (S10.6)
         read.put(uapi::binder_frozen_state_info{freeze.cookie, freeze.is_frozen, 0});
         return ReadStep::kDone;
       }
       case WorkType::kClearFreezeNotification:
-        read.put(uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE);
+        put_return(*this, read, uapi::BR_CLEAR_FREEZE_NOTIFICATION_DONE);
         read.put(work.as<FreezeNotification>().cookie);
         return ReadStep::kContinue;
       default:

@@ -41,6 +41,12 @@ TxnEnds txn_ends(const Transaction& t) CUSED_REQUIRES(t.lock) {
   return ends;
 }
 
+// binder_txn_latency_free's tracepoint: `t` goes, from and to as `ends` read them.
+void trace_latency_free(const Transaction& t, const TxnEnds& ends) {
+  trace::emit(TraceEventType::kTxnLatencyFree, t.debug_id, ends.from_proc, ends.from_thread,
+              ends.to_proc, ends.to_thread, t.code, t.flags);
+}
+
 }  // namespace
 
 Transaction::Transaction(const Params& params)
@@ -423,6 +429,16 @@ void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
     dec_node(*plan.target_node, true, false);
   }
   plan.target_node.reset();
+  // The kernel's error path frees a transaction it traced (its target was found) with
+  // binder_txn_latency_free's event too, before the caller hears of the failure.
+  if (plan.tcomplete && trace::enabled()) {
+    TxnEnds ends;
+    {
+      sync::LockGuard guard(plan.t->lock);
+      ends = txn_ends(*plan.t);
+    }
+    trace_latency_free(*plan.t, ends);
+  }
   if (plan.in_reply_to) {
     if (android_priority()) restore_after_reply(thread, *plan.in_reply_to);
     set_txn_from_error(*plan.in_reply_to, plan.t->debug_id, error.br, error.param);
@@ -498,8 +514,7 @@ void Proc::free_transaction(Transaction& t) {
     target = std::move(t.to_proc);
     buffer = t.buffer;
   }
-  trace::emit(TraceEventType::kTxnLatencyFree, t.debug_id, ends.from_proc, ends.from_thread,
-              ends.to_proc, ends.to_thread, t.code, t.flags);
+  trace_latency_free(t, ends);
   if (!target) return;
   std::vector<FreezeWaiter> drained;
   {

@@ -4,17 +4,22 @@
 //   binder-diff generate --seed N --count K --out DIR     random scripts (tests/diff/generator.h)
 //   binder-diff run --dev PATH SCRIPT...                  print each script's trace
 //   binder-diff record --dev /dev/binder --corpus DIR     store the kernel's trace beside each
-//                                                         script (run twice: kept if the same)
+//                      [--events /sys/kernel/tracing]     script (run twice: kept if the same),
+//                                                         and its binder events with --events
 //   binder-diff compare --dev PATH --path fuse|run --corpus DIR
+//                       [--events-control MNT/binder-control]
 //                                                         replay, compare with the stored traces
+//                                                         (and cused's events with the kernel's)
 //   binder-diff campaign --kernel /dev/binder --dev PATH --path fuse --seed N --minutes M
-//                        [--save DIR]                     random scripts on both, side by side;
+//                        [--save DIR] [--kernel-events TRACEFS --events-control CONTROL]
+//                                                         random scripts on both, side by side;
 //                                                         what diverges is minimised and saved
 //   binder-diff minimise --kernel /dev/binder --dev PATH SCRIPT --save DIR
 //
-// Docs: docs/reliability.md, "Differential testing".
+// Docs: docs/reliability.md, "Differential testing" and its "Trace events".
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -24,6 +29,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -33,6 +40,9 @@
 #include "tests/diff/compare.h"
 #include "tests/diff/coordinator.h"
 #include "tests/diff/deviations.h"
+#include "tests/diff/event_compare.h"
+#include "tests/diff/event_lines.h"
+#include "tests/diff/event_source.h"
 #include "tests/diff/generator.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/trace_line.h"
@@ -79,6 +89,27 @@ std::vector<fs::path> scripts_in(const fs::path& dir) {
 
 fs::path kernel_trace_of(const fs::path& script) {
   return fs::path(script).replace_extension(".kernel.trace");
+}
+
+fs::path kernel_events_of(const fs::path& script) {
+  return fs::path(script).replace_extension(".kernel.events");
+}
+
+// A run of the script, with the driver's binder events recorded around it and normalised when
+// `events` is given.
+struct EventRun {
+  cused::diff::ScriptRun run;
+  std::vector<std::string> raw, events;
+};
+
+EventRun run_traced_if(const std::vector<std::uint8_t>& bytes, const RunOptions& options,
+                       cused::diff::EventSource* events) {
+  if (!events) return {cused::diff::run_script(bytes, options), {}, {}};
+  events->start();
+  EventRun out{cused::diff::run_script(bytes, options), {}, {}};
+  out.raw = events->stop();
+  out.events = cused::diff::normalise_events(out.raw, out.run.roles);
+  return out;
 }
 
 void print_divergence(const std::string& name, const Verdict& v) {
@@ -213,25 +244,57 @@ int run(const RunOptions& options, const std::vector<std::string>& scripts) {
   return 0;
 }
 
-int record(const RunOptions& options, const fs::path& corpus, bool drop) {
-  std::size_t kept = 0, unstable = 0;
+// The kernel's answers (and, with `events`, its binder events) to `bytes`, twice: nullopt when
+// the two runs differ (printed), else the first.
+std::optional<EventRun> record_twice(const fs::path& script, const RunOptions& options,
+                                     cused::diff::EventSource* events) {
+  auto bytes = read_bytes(script);
+  EventRun first = run_traced_if(bytes, options, events);
+  EventRun second = run_traced_if(bytes, options, events);
+  const Trace &a = first.run.trace, &b = second.run.trace;
+  if (a != b) {
+    std::size_t at = first_difference(a, b);
+    fmt::print("not deterministic: {} (line {}: '{}' then '{}')\n", script.filename().string(),
+               at + 1, line_or_end(a, at), line_or_end(b, at));
+    return std::nullopt;
+  }
+  if (!events) return first;
+  auto moved = cused::diff::compare_events(first.events, second.events);
+  if (moved.diverged || !moved.documented.empty()) {
+    // Its answers are the same, its events are not: the trace is kept, the events are not.
+    fmt::print("events not deterministic: {} ({} event {}: '{}' then '{}')\n",
+               script.filename().string(), moved.task, moved.event, moved.kernel, moved.cused);
+    first.events.clear();
+  }
+  return first;
+}
+
+int record(const RunOptions& options, const fs::path& corpus, bool drop, const std::string& tracefs,
+           const fs::path& raw_dir) {
+  std::unique_ptr<cused::diff::EventSource> events;
+  if (!tracefs.empty()) events = std::make_unique<cused::diff::TracefsEvents>(tracefs);
+  std::size_t kept = 0, unstable = 0, with_events = 0, event_lines = 0;
   for (const auto& script : scripts_in(corpus)) {
-    auto bytes = read_bytes(script);
-    Trace first = run_script_on_device(bytes, options);
-    Trace second = run_script_on_device(bytes, options);
-    if (first != second) {
+    auto recorded = record_twice(script, options, events.get());
+    if (!recorded) {
       unstable++;
-      std::size_t at = first_difference(first, second);
-      fmt::print("not deterministic: {} (line {}: '{}' then '{}')\n", script.filename().string(),
-                 at + 1, line_or_end(first, at), line_or_end(second, at));
       if (drop) fs::remove(script), fs::remove(kernel_trace_of(script));
       continue;
     }
-    write_file(kernel_trace_of(script), joined(first));
+    write_file(kernel_trace_of(script), joined(recorded->run.trace));
     kept++;
+    if (!events || recorded->events.empty()) continue;
+    write_file(kernel_events_of(script), joined(recorded->events));
+    if (!raw_dir.empty())
+      write_file(raw_dir / (script.stem().string() + ".raw.events"), joined(recorded->raw));
+    with_events++;
+    event_lines += recorded->events.size();
+    fmt::print("{}: {} events\n", script.filename().string(), recorded->events.size());
   }
   fmt::print("recorded {} kernel traces; {} scripts not deterministic{}\n", kept, unstable,
              drop ? " (removed)" : "");
+  if (events)
+    fmt::print("recorded the kernel's events of {} scripts, {} events\n", with_events, event_lines);
   return 0;
 }
 
@@ -243,31 +306,102 @@ RunOptions patient(RunOptions options) {
 }
 
 // cused's trace of `bytes` against the kernel's, a divergence confirmed at the patient settle
-// time before it stands.
+// time before it stands. With `events`, the first run is traced: its binder events are kept
+// while that run is the one judged.
 struct Judged {
   Verdict verdict;
   Trace cused;
-  bool needed_patience = false;  // diverged at --settle-ms, the same when slower
+  bool needed_patience = false;                    // diverged at --settle-ms, the same when slower
+  std::optional<std::vector<std::string>> events;  // of the run judged, if it was traced
 };
 
 Judged judge(const Trace& kernel, const std::vector<std::uint8_t>& bytes, const RunOptions& options,
-             const std::string& path) {
-  Judged judged{{}, run_script_on_device(bytes, options)};
+             const std::string& path, cused::diff::EventSource* events = nullptr) {
+  Judged judged;
+  EventRun first = run_traced_if(bytes, options, events);
+  judged.cused = std::move(first.run.trace);
+  if (events) judged.events = std::move(first.events);
   judged.verdict = compare(kernel, judged.cused, path);
   if (judged.verdict.kind != Verdict::kDiverged) return judged;
   Trace slower = run_script_on_device(bytes, patient(options));
   Verdict again = compare(kernel, slower, path);
-  if (again.kind != Verdict::kDiverged) judged = {again, std::move(slower), true};
+  if (again.kind != Verdict::kDiverged) judged = {again, std::move(slower), true, std::nullopt};
   return judged;
 }
 
-int compare_corpus(const RunOptions& options, const fs::path& corpus, const std::string& path) {
+// The event comparison's count over a corpus or a campaign (docs/reliability.md, "Trace events").
+struct EventTally {
+  std::size_t scripts = 0, events = 0, not_compared = 0, diverged = 0;
+  std::size_t skipped_documented = 0;  // answers differ as documented: events not compared
+  std::size_t skipped_moved = 0;       // the traced run's answers were not the kernel's
+  std::size_t kernel_unstable = 0;     // campaign: the kernel's own two runs' events differ
+  std::map<std::string, std::size_t> documented;  // events the deviation explained
+
+  void add(const cused::diff::EventVerdict& v) {
+    scripts++;
+    events += v.compared;
+    not_compared += v.not_compared;
+    diverged += v.diverged;
+    for (const auto& d : v.documented) documented[d.substr(0, d.find(':'))]++;
+  }
+  void print(const std::string& what) const {
+    fmt::print(
+        "{}: events of {} scripts compared, {} kernel events compared, {} of no script task "
+        "not compared, {} diverged; {} scripts not compared (answers documented as different), "
+        "{} (answers moved in the traced run)",
+        what, scripts, events, not_compared, diverged, skipped_documented, skipped_moved);
+    for (const auto& [name, count] : documented) fmt::print(", {} documented ({})", count, name);
+    if (kernel_unstable)
+      fmt::print(", {} scripts whose events the kernel gave differently twice", kernel_unstable);
+    fmt::print("\n");
+  }
+};
+
+// cused's binder events of the judged run against the kernel's, when its answers were the
+// kernel's: where they differ as documented (or were judged in an untraced run) the events are
+// not comparable.
+// The judged run's events, if they can be compared with the kernel's: its answers were the
+// kernel's (where they differ as documented, or were judged in an untraced run, the events are
+// not comparable).
+const std::vector<std::string>* comparable_events(const std::string& name, const Judged& judged,
+                                                  EventTally& tally) {
+  if (judged.verdict.kind != Verdict::kSame) {
+    tally.skipped_documented++;
+    return nullptr;
+  }
+  if (!judged.events) {
+    fmt::print("{}: events not compared, the traced run answered otherwise\n", name);
+    tally.skipped_moved++;
+    return nullptr;
+  }
+  return &*judged.events;
+}
+
+void count_events(const std::string& name, const cused::diff::EventVerdict& v, EventTally& tally) {
+  tally.add(v);
+  for (const auto& d : v.documented) fmt::print("{}: documented event difference {}\n", name, d);
+  if (v.diverged)
+    fmt::print("EVENTS DIVERGED {} in {} at its event {}:\n  kernel: {}\n  cused:  {}\n", name,
+               v.task, v.event, v.kernel, v.cused);
+}
+
+void compare_script_events(const std::string& name, const Judged& judged,
+                           const std::vector<std::string>& kernel_events, EventTally& tally) {
+  if (auto cused = comparable_events(name, judged, tally))
+    count_events(name, cused::diff::compare_events(kernel_events, *cused), tally);
+}
+
+int compare_corpus(const RunOptions& options, const fs::path& corpus, const std::string& path,
+                   cused::diff::EventSource* cused_events) {
   Tally tally;
+  EventTally event_tally;
   std::size_t confirmed_slowly = 0;
   for (const auto& script : scripts_in(corpus)) {
     if (!fs::exists(kernel_trace_of(script))) continue;
     Trace kernel = read_trace(kernel_trace_of(script));
-    Judged judged = judge(kernel, read_bytes(script), options, path);
+    bool with_events = cused_events && fs::exists(kernel_events_of(script));
+    Judged judged =
+        judge(kernel, read_bytes(script), options, path, with_events ? cused_events : nullptr);
     const Verdict& v = judged.verdict;
     if (judged.needed_patience) {
       fmt::print("{}: the same at {} ms a step (moved at {} ms)\n", script.filename().string(),
@@ -277,10 +411,14 @@ int compare_corpus(const RunOptions& options, const fs::path& corpus, const std:
     tally.add(v);
     print_documented(script.filename().string(), v);
     if (v.kind == Verdict::kDiverged) print_divergence(script.filename().string(), v);
+    if (with_events)
+      compare_script_events(script.filename().string(), judged,
+                            read_trace(kernel_events_of(script)), event_tally);
   }
   tally.print(fmt::format("compare on {} ({})", options.device, path));
   fmt::print("{} scripts needed the slower settle time to match\n", confirmed_slowly);
-  return tally.diverged ? 1 : 0;
+  if (cused_events) event_tally.print(fmt::format("events on {} ({})", options.device, path));
+  return tally.diverged || event_tally.diverged ? 1 : 0;
 }
 
 // True when cused's answers part from the kernel's in a way no documented deviation explains,
@@ -352,18 +490,50 @@ Stability stability(const Trace& kernel, const Judged& judged,
   return out;
 }
 
+// A campaign's binder events on both drivers (docs/reliability.md, "Trace events"): the
+// kernel's tracefs and cused's binder-control, or none.
+struct CampaignEvents {
+  cused::diff::EventSource* kernel = nullptr;
+  cused::diff::EventSource* cused = nullptr;
+};
+
+// A campaign script's events: a difference counts when the kernel gives its own events the same
+// way in a second run, else the script's events are the kernel's timing and not compared.
+void compare_campaign_events(const std::string& name, const std::vector<std::uint8_t>& bytes,
+                             const std::vector<std::string>& kernel_events, const Judged& judged,
+                             const RunOptions& kernel_options, cused::diff::EventSource& kernel,
+                             EventTally& tally) {
+  auto cused = comparable_events(name, judged, tally);
+  if (!cused) return;
+  auto v = cused::diff::compare_events(kernel_events, *cused);
+  if (v.diverged) {
+    auto again = cused::diff::compare_events(kernel_events,
+                                             run_traced_if(bytes, kernel_options, &kernel).events);
+    if (again.diverged || !again.documented.empty()) {
+      fmt::print("{}: events unstable on the kernel's side ({} event {}), not compared\n", name,
+                 again.task, again.event);
+      tally.kernel_unstable++;
+      return;
+    }
+  }
+  count_events(name, v, tally);
+}
+
 int campaign(const RunOptions& kernel_options, const RunOptions& options, const std::string& path,
-             std::uint64_t seed, double minutes, int actions, const fs::path& save) {
+             std::uint64_t seed, double minutes, int actions, const fs::path& save,
+             CampaignEvents events) {
   fmt::print("campaign: seed {} ({} minutes; binder-diff campaign --seed {} replays it)\n", seed,
              minutes, seed);
   Tally tally;
+  EventTally event_tally;
   std::size_t unstable = 0;
   auto until = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<long>(minutes * 60000));
   for (std::uint64_t s = seed; std::chrono::steady_clock::now() < until; s++) {
     auto bytes = cused::diff::generate_script(s, actions);
-    Trace kernel = run_script_on_device(bytes, kernel_options);
-    Judged judged = judge(kernel, bytes, options, path);
+    EventRun kernel_run = run_traced_if(bytes, kernel_options, events.kernel);
+    const Trace& kernel = kernel_run.run.trace;
+    Judged judged = judge(kernel, bytes, options, path, events.kernel ? events.cused : nullptr);
     const Verdict& v = judged.verdict;
     if (judged.needed_patience)
       fmt::print("timing: seed {} matched at the slower settle time\n", s);
@@ -387,6 +557,9 @@ int campaign(const RunOptions& kernel_options, const RunOptions& options, const 
     }
     tally.add(v);
     print_documented(fmt::format("seed {}", s), v);
+    if (events.kernel && events.cused)
+      compare_campaign_events(fmt::format("seed {}", s), bytes, kernel_run.events, judged,
+                              kernel_options, *events.kernel, event_tally);
     if (v.kind == Verdict::kDiverged) {
       print_divergence(fmt::format("seed {}", s), v);
       if (!save.empty()) {
@@ -401,7 +574,8 @@ int campaign(const RunOptions& kernel_options, const RunOptions& options, const 
       "campaign: {} scripts unstable on the kernel's side by their diverging line (not "
       "compared)\n",
       unstable);
-  return tally.diverged ? 1 : 0;
+  if (events.kernel && events.cused) event_tally.print("campaign events");
+  return tally.diverged || event_tally.diverged ? 1 : 0;
 }
 
 }  // namespace
@@ -426,7 +600,10 @@ int main(int argc, char** argv) {
 
   std::uint64_t seed = 1;
   int count = 10, actions = 40;
-  fs::path out, corpus, save;
+  fs::path out, corpus, save, raw_dir;
+  std::string tracefs, events_control;
+  std::string events_file =
+      (fs::temp_directory_path() / fmt::format("binder-diff-events-{}.trace", ::getpid())).string();
   std::vector<std::string> scripts;
   std::string path = "fuse";
   bool drop = false;
@@ -456,11 +633,19 @@ int main(int argc, char** argv) {
   device_options(rec);
   rec->add_option("--corpus", corpus)->required();
   rec->add_flag("--drop-unstable", drop, "remove scripts whose two runs differ");
+  rec->add_option("--events", tracefs,
+                  "tracefs (/sys/kernel/tracing): store the kernel's binder events beside each "
+                  "script too (NAME.kernel.events)");
+  rec->add_option("--raw-events", raw_dir, "where the events go as tracefs printed them");
 
   auto* cmp = app.add_subcommand("compare", "replay a corpus against its stored kernel traces");
   device_options(cmp);
   cmp->add_option("--corpus", corpus)->required();
   cmp->add_option("--path", path, "which cused path --dev is: fuse or run (deviations differ)");
+  cmp->add_option("--events-control", events_control,
+                  "cused's binder-control: compare its binder events with the stored "
+                  "NAME.kernel.events too");
+  cmp->add_option("--events-file", events_file, "where cused writes them (absolute)");
 
   auto* camp = app.add_subcommand("campaign", "random scripts on the kernel and on cused");
   device_options(camp);
@@ -469,6 +654,11 @@ int main(int argc, char** argv) {
   camp->add_option("--minutes", minutes);
   camp->add_option("--actions", actions);
   camp->add_option("--save", save, "where diverging scripts and both traces go");
+  camp->add_option("--kernel-events", tracefs,
+                   "tracefs (/sys/kernel/tracing): with --events-control, compare the binder "
+                   "events of both drivers too");
+  camp->add_option("--events-control", events_control, "cused's binder-control");
+  camp->add_option("--events-file", events_file, "where cused writes its events (absolute)");
 
   auto* min = app.add_subcommand("minimise", "shrink a diverging script to fewer steps");
   device_options(min);
@@ -487,9 +677,22 @@ int main(int argc, char** argv) {
     if (*gen) return generate(seed, count, actions, out);
     if (*cov) return coverage(corpus);
     if (*run_cmd) return run(options, scripts);
-    if (*rec) return record(options, corpus, drop);
-    if (*cmp) return compare_corpus(options, corpus, path);
-    if (*camp) return campaign(kernel_options, options, path, seed, minutes, actions, save);
+    if (*rec) return record(options, corpus, drop, tracefs, raw_dir);
+    if (*cmp) {
+      std::unique_ptr<cused::diff::EventSource> events;
+      if (!events_control.empty())
+        events = std::make_unique<cused::diff::CusedEvents>(events_control, events_file);
+      return compare_corpus(options, corpus, path, events.get());
+    }
+    if (*camp) {
+      std::unique_ptr<cused::diff::EventSource> kernel_events, cused_events;
+      if (!tracefs.empty() && !events_control.empty()) {
+        kernel_events = std::make_unique<cused::diff::TracefsEvents>(tracefs);
+        cused_events = std::make_unique<cused::diff::CusedEvents>(events_control, events_file);
+      }
+      return campaign(kernel_options, options, path, seed, minutes, actions, save,
+                      {kernel_events.get(), cused_events.get()});
+    }
     if (*min) {
       auto bytes = read_bytes(scripts[0]);
       if (!diverges(bytes, kernel_options, options, path)) {

@@ -61,7 +61,7 @@ class Coordinator {
   Coordinator(std::span<const std::uint8_t> script, const RunOptions& options)
       : script_(script), options_(options) {}
 
-  std::vector<std::string> run() {
+  ScriptRun run() {
     ScriptInput in(script_);
     for (std::uint32_t step = 1; !in.done() && step <= kMaxSteps; step++) {
       this->step(in, step);
@@ -71,7 +71,7 @@ class Coordinator {
     for (int s = 0; s < fuzz::kSlots; s++) {
       if (slots_[s].live()) close(kMaxSteps + 1, s);
     }
-    return std::move(lines_);
+    return {std::move(lines_), std::move(roles_)};
   }
 
  private:
@@ -336,9 +336,13 @@ class Coordinator {
 
 }  // namespace
 
+ScriptRun run_script(std::span<const std::uint8_t> script, const RunOptions& options) {
+  return Coordinator(script, options).run();
+}
+
 std::vector<std::string> run_script_on_device(std::span<const std::uint8_t> script,
                                               const RunOptions& options) {
-  return Coordinator(script, options).run();
+  return run_script(script, options).trace;
 }
 
 }  // namespace cused::diff

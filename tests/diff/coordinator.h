@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/diff/proc_state.h"
+
 namespace cused::diff {
 
 struct RunOptions {
@@ -27,5 +29,13 @@ struct RunOptions {
 
 std::vector<std::string> run_script_on_device(std::span<const std::uint8_t> script,
                                               const RunOptions& options);
+
+// The trace, and who was who in that run: a trace of the driver's own events (event_lines.h)
+// names tasks by the tids and pids the roles map to the script's slots and threads.
+struct ScriptRun {
+  std::vector<std::string> trace;
+  Roles roles;
+};
+ScriptRun run_script(std::span<const std::uint8_t> script, const RunOptions& options);
 
 }  // namespace cused::diff
