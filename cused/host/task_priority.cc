@@ -4,35 +4,14 @@
 #include <sys/resource.h>
 
 #include <cerrno>
-#include <unordered_map>
+
+#include "cused/host/recent_by_tid.h"
 
 namespace cused::host {
 namespace {
 
-// The prios this daemon thread read lately, by task.
-class PrioCache {
- public:
-  int prio(pid_t tid) {
-    const auto now = std::chrono::steady_clock::now();
-    auto it = read_.find(tid);
-    if (it != read_.end() && now - it->second.read_at < kPrioStaleAfter) return it->second.prio;
-    if (read_.size() >= kMaxTasks) read_.clear();
-    const auto priority = read_task_priority(tid);
-    const int prio = priority ? priority->prio : -1;
-    read_[tid] = {prio, now};
-    return prio;
-  }
-
- private:
-  static constexpr std::size_t kMaxTasks = 4096;  // forgotten all at once past this
-  struct Read {
-    int prio;
-    std::chrono::steady_clock::time_point read_at;
-  };
-  std::unordered_map<pid_t, Read> read_;
-};
-
-thread_local PrioCache this_thread_prios;
+// The prios this daemon thread read lately, by task; -1 is kept for a task that is gone.
+thread_local RecentByTid<int> this_thread_prios{kPrioStaleAfter};
 
 }  // namespace
 
@@ -60,9 +39,17 @@ std::optional<core::SchedPriority> read_task_priority(pid_t tid) {
   return priority;
 }
 
-int cached_task_prio(pid_t tid) { return this_thread_prios.prio(tid); }
+int TaskStateSink::task_prio(pid_t tid) {
+  int prio = -1;
+  this_thread_prios.get(tid, prio, [](pid_t task, int& out) {
+    const auto priority = read_task_priority(task);
+    out = priority ? priority->prio : -1;
+    return true;
+  });
+  return prio;
+}
 
-std::uint64_t thread_involuntary_switches() {
+std::uint64_t TaskStateSink::involuntary_switches() {
   rusage usage{};
   if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
   return static_cast<std::uint64_t>(usage.ru_nivcsw);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/thread_priority.h"
+#include "core/trace_events.h"
 
 namespace cused::host {
 
@@ -18,12 +19,19 @@ std::optional<int> read_task_nice(pid_t tid);
 // The policy and normal_prio of thread `tid`; nullopt when the thread is gone.
 std::optional<core::SchedPriority> read_task_priority(pid_t tid);
 
-// For the trace's prio fields (core::TraceSink::task_prio): the prio of `tid`, -1 when it is gone,
-// read at most once per kPrioStaleAfter per daemon thread, so that a task that changes its nice
-// or policy is followed within that bound.
+// What the trace's cused_lock_* fields ask of a host sink (core::TraceSink), for both of the
+// host's sinks (the trace recorder, the USDT feed's):
+//  - task_prio: the prio of `tid`, -1 when it is gone, read at most once per kPrioStaleAfter per
+//    daemon thread, so that a task that changes its nice or policy is followed within that bound;
+//  - involuntary_switches: the calling thread's, getrusage's ru_nivcsw.
 inline constexpr std::chrono::milliseconds kPrioStaleAfter{10};
-int cached_task_prio(pid_t tid);
-// The calling thread's involuntary context switches so far (getrusage's ru_nivcsw).
-std::uint64_t thread_involuntary_switches();
+class TaskStateSink : public core::TraceSink {
+ public:
+  int task_prio(pid_t tid) override;
+  std::uint64_t involuntary_switches() override;
+
+ protected:
+  ~TaskStateSink() = default;
+};
 
 }  // namespace cused::host

@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "cused/host/ftrace_text.h"
-#include "cused/host/task_priority.h"
 #include "cused/host/usdt_probes.h"
 
 namespace cused::host {
@@ -111,10 +110,6 @@ TraceRecorder::Summary TraceRecorder::stop() {
   std::fclose(std::exchange(file_, nullptr));
   return summary;
 }
-
-int TraceRecorder::task_prio(pid_t tid) { return cached_task_prio(tid); }
-
-std::uint64_t TraceRecorder::involuntary_switches() { return thread_involuntary_switches(); }
 
 bool TraceRecorder::running() const {
   std::lock_guard guard(mutex_);

@@ -16,11 +16,12 @@
 
 #include "core/trace_events.h"
 #include "cused/host/task_names.h"
+#include "cused/host/task_priority.h"
 #include "cused/host/trace_ring.h"
 
 namespace cused::host {
 
-class TraceRecorder final : public core::TraceSink {
+class TraceRecorder final : public TaskStateSink {
  public:
   static constexpr std::size_t kRingEvents = 16384;  // per daemon thread: 88 bytes each, 1.4 MB
 
@@ -46,9 +47,6 @@ class TraceRecorder final : public core::TraceSink {
   bool running() const;
 
   void record(const core::TraceEvent& event) override;
-  // task_priority.h's cached_task_prio() and thread_involuntary_switches().
-  int task_prio(pid_t tid) override;
-  std::uint64_t involuntary_switches() override;
 
  private:
   std::shared_ptr<TraceRing> ring_for_this_thread();

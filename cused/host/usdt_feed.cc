@@ -3,16 +3,11 @@
 #include <cstdio>
 #include <utility>
 
-#include "cused/host/task_priority.h"
 #include "cused/host/usdt_probes.h"
 
 namespace cused::host {
 
 void UsdtSink::record(const core::TraceEvent& event) { fire_usdt_probe(event); }
-
-int UsdtSink::task_prio(pid_t tid) { return cached_task_prio(tid); }
-
-std::uint64_t UsdtSink::involuntary_switches() { return thread_involuntary_switches(); }
 
 UsdtSink& UsdtFeed::sink() {
   static auto* sink = new UsdtSink();  // never destroyed: see the header

@@ -14,15 +14,14 @@
 #include <thread>
 
 #include "core/trace_events.h"
+#include "cused/host/task_priority.h"
 
 namespace cused::host {
 
 // The sink that fires the probes and keeps nothing.
-class UsdtSink final : public core::TraceSink {
+class UsdtSink final : public TaskStateSink {
  public:
   void record(const core::TraceEvent& event) override;
-  int task_prio(pid_t tid) override;
-  std::uint64_t involuntary_switches() override;
 };
 
 class UsdtFeed {

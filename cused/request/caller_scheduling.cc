@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <cerrno>
-#include <unordered_map>
 
 #include "core/sync/preemption.h"
+#include "cused/host/recent_by_tid.h"
 
 namespace cused {
 namespace {
@@ -59,28 +59,13 @@ bool below(const SchedulingAttributes& wanted, const SchedulingAttributes& own) 
 // Per daemon thread: what it runs at, what it ran at before its first scope, and the callers
 // seen lately. Thread-local, so that serving a request takes no lock.
 struct ThreadState {
-  struct Seen {
-    SchedulingAttributes attributes;
-    std::chrono::steady_clock::time_point read_at;
-  };
-  static constexpr std::size_t kMaxCallers = 4096;  // forgotten all at once past this
-
   bool started = false;
   SchedulingAttributes own;
   SchedulingAttributes current;
-  std::unordered_map<pid_t, Seen> callers;
+  host::RecentByTid<SchedulingAttributes> callers{CallerScheduling::kStaleAfter};
 
   bool caller(pid_t tid, SchedulingAttributes& out) {
-    auto now = std::chrono::steady_clock::now();
-    auto it = callers.find(tid);
-    if (it != callers.end() && now - it->second.read_at < CallerScheduling::kStaleAfter) {
-      out = it->second.attributes;
-      return true;
-    }
-    if (!read_scheduling(tid, out)) return false;
-    if (callers.size() >= kMaxCallers) callers.clear();
-    callers[tid] = {out, now};
-    return true;
+    return callers.get(tid, out, read_scheduling);
   }
 };
 

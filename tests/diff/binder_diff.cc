@@ -357,9 +357,6 @@ struct EventTally {
   }
 };
 
-// cused's binder events of the judged run against the kernel's, when its answers were the
-// kernel's: where they differ as documented (or were judged in an untraced run) the events are
-// not comparable.
 // The judged run's events, if they can be compared with the kernel's: its answers were the
 // kernel's (where they differ as documented, or were judged in an untraced run, the events are
 // not comparable).

@@ -7,13 +7,9 @@ namespace cused::diff {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 // "binder_alloc_page_start: proc=s1 page_index=3" -> "proc=s1 page_index=3".
 std::string_view page_of(std::string_view event, std::string_view name) {
-  return starts_with(event, name) ? event.substr(name.size()) : std::string_view{};
+  return event.starts_with(name) ? event.substr(name.size()) : std::string_view{};
 }
 
 constexpr std::string_view kPageStart = "binder_alloc_page_start: ";
@@ -75,7 +71,7 @@ std::optional<PageRange> page_range_at(std::span<const std::string> events, std:
   std::size_t i = at + 1;
   while (
       i < events.size() &&
-      (starts_with(events[i], "binder_free_lru_") || starts_with(events[i], "binder_alloc_lru_")) &&
+      (events[i].starts_with("binder_free_lru_") || events[i].starts_with("binder_alloc_lru_")) &&
       events[i].find(page_events) != std::string::npos)
     range.lru.push_back(events[i++]);
   range.events = i - at;

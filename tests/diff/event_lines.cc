@@ -132,10 +132,10 @@ bool compared_event(std::string_view name) {
                                                                  "binder_set_priority",
                                                                  "binder_unmap_kernel_start",
                                                                  "binder_unmap_kernel_end"};
-  if (name.rfind("cused_", 0) == 0) return false;
+  if (name.starts_with("cused_")) return false;
   for (auto n : never_emitted)
     if (n == name) return false;
-  return name.rfind("binder_", 0) == 0;
+  return name.starts_with("binder_");
 }
 
 std::vector<std::string> normalise_events(const std::vector<std::string>& lines,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -20,11 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::ToolProcess;
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 class BinderAbTraceTest : public ::testing::Test {
  protected:
@@ -72,7 +68,7 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
   // Each side's trace is the daemon's, written while only that side's run was traced: a file
   // of ftrace lines with the run's transactions.
   for (const char* side : {"A", "B"}) {
-    std::string trace = read_all(traces + "/" + side + ".trace");
+    std::string trace = testing::read_file(traces + "/" + side + ".trace");
     EXPECT_EQ(trace.rfind("# tracer: nop\n", 0), 0u) << side;
     EXPECT_NE(trace.find(": binder_transaction: "), std::string::npos) << side;
   }
@@ -109,7 +105,7 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
   EXPECT_EQ(record["a"]["runs"].size(), 3u * 8);
   EXPECT_EQ(record["trace"], summary);
 
-  std::string plot = read_all(svg);
+  std::string plot = testing::read_file(svg);
   EXPECT_NE(plot.find("lock waits in the traced window (--trace)"), std::string::npos);
 }
 

@@ -73,7 +73,7 @@ class DaemonTrace {
 };
 
 TracedRun traced_run(const TraceWindow& window, const char* side, const Variant& variant,
-                     const Variant& other, int block) {
+                     int block) {
   TracedRun run;
   run.side = side;
   run.path = (std::filesystem::absolute(window.dir) / fmt::format("{}.trace", side)).string();
@@ -93,12 +93,17 @@ TracedRun traced_run(const TraceWindow& window, const char* side, const Variant&
   run.seconds = result.elapsed.count();
   run.written = held.written;
   run.dropped = held.dropped;
+  return run;
+}
+
+// Read after both sides' traced runs, so that reading one side's trace does not delay the
+// other's run into another state of the background load.
+void summarize(TracedRun& run, const Variant& variant, const Variant& other) {
   std::string own = variant_key(variant.actual, "alloc_lock");
   std::string others = variant_key(other.actual, "alloc_lock");
   std::ifstream in(run.path);
   if (!in) throw std::runtime_error("--trace: cannot read " + run.path);
   run.summary = summarize_lock_trace(in, others != own ? others : "");
-  return run;
 }
 
 }  // namespace
@@ -106,12 +111,13 @@ TracedRun traced_run(const TraceWindow& window, const char* side, const Variant&
 std::vector<TracedRun> traced_pair(const TraceWindow& window, const Variant& a, const Variant& b,
                                    bool b_first, int block) {
   std::filesystem::create_directories(window.dir);
-  if (b_first) {
-    auto run_b = traced_run(window, "B", b, a, block);
-    return {traced_run(window, "A", a, b, block), std::move(run_b)};
-  }
-  auto run_a = traced_run(window, "A", a, b, block);
-  return {std::move(run_a), traced_run(window, "B", b, a, block)};
+  std::vector<TracedRun> runs(2);  // A, B
+  if (b_first) runs[1] = traced_run(window, "B", b, block);
+  runs[0] = traced_run(window, "A", a, block);
+  if (!b_first) runs[1] = traced_run(window, "B", b, block);
+  summarize(runs[0], a, b);
+  summarize(runs[1], b, a);
+  return runs;
 }
 
 }  // namespace cused::tools::ab
