@@ -107,6 +107,28 @@ std::optional<EventDeviationMatch> buffer_page_ranges(std::span<const std::strin
   return EventDeviationMatch{"page-ranges", at - k, ours->events};
 }
 
+constexpr std::string_view kWaitForWork = "binder_wait_for_work: ";
+constexpr std::string_view kReadInterrupted = "binder_read_done: ret=-4";
+
+// docs/tracing.md "A woken read that is then interrupted": a parked read woken by work that
+// turns out to give it nothing (node work with no change to report, as a debugfs read's dropped
+// node reference queues), then interrupted by a signal. The kernel's woken reader races the
+// signal and, where the signal is pending first, leaves its wait with -EINTR at once; cused runs
+// the woken read on the waking daemon thread, which finds nothing and waits again, so its task
+// prints the same `binder_wait_for_work` twice before `binder_read_done: ret=-4`. Accepted only
+// as that: one repeat of the wait event just matched, then the kernel's interrupted read_done.
+std::optional<EventDeviationMatch> woken_read_interrupted(std::span<const std::string> kernel,
+                                                          std::size_t k,
+                                                          std::span<const std::string> cused,
+                                                          std::size_t c) {
+  if (k == 0 || c == 0 || k >= kernel.size() || c + 1 >= cused.size()) return std::nullopt;
+  const std::string& wait = cused[c - 1];
+  if (!wait.starts_with(kWaitForWork) || kernel[k - 1] != wait || cused[c] != wait ||
+      kernel[k] != kReadInterrupted || cused[c + 1] != kReadInterrupted)
+    return std::nullopt;
+  return EventDeviationMatch{"woken-read-interrupted", 0, 1};
+}
+
 }  // namespace
 
 std::optional<EventDeviationMatch> known_event_deviation(std::span<const std::string> kernel,
@@ -114,6 +136,7 @@ std::optional<EventDeviationMatch> known_event_deviation(std::span<const std::st
                                                          std::span<const std::string> cused,
                                                          std::size_t c) {
   if (auto match = pages_installed_at_once(kernel, k, cused, c)) return match;
+  if (auto match = woken_read_interrupted(kernel, k, cused, c)) return match;
   return buffer_page_ranges(kernel, k, cused, c);
 }
 

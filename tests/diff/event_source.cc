@@ -1,11 +1,6 @@
 #include "tests/diff/event_source.h"
 
-#include <fcntl.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -37,39 +32,48 @@ TracefsEvents::TracefsEvents(std::string tracefs) : tracefs_(std::move(tracefs))
   // Per CPU; a script's events are a few hundred KB at most, the default 1.4 MB could overrun
   // and lose the oldest (a lost event reads as a difference).
   write_text(tracefs_ + "/buffer_size_kb", "8192");
+  write_text(tracefs_ + "/tracing_on", "0");
+  write_text(tracefs_ + "/events/binder/enable", "1");
+}
+
+TracefsEvents::~TracefsEvents() {
+  try {
+    write_text(tracefs_ + "/events/binder/enable", "0");
+    write_text(tracefs_ + "/tracing_on", "1");  // tracefs's default
+  } catch (const std::exception&) {
+    // Left enabled: the guest that ran the scripts ends with this program.
+  }
 }
 
 void TracefsEvents::start() {
   write_text(tracefs_ + "/trace", "");  // opening it for writing with O_TRUNC clears the buffer
-  write_text(tracefs_ + "/events/binder/enable", "1");
+  write_text(tracefs_ + "/tracing_on", "1");
 }
 
 std::vector<std::string> TracefsEvents::stop() {
-  write_text(tracefs_ + "/events/binder/enable", "0");
+  write_text(tracefs_ + "/tracing_on", "0");
   return read_lines(tracefs_ + "/trace");
 }
 
 CusedEvents::CusedEvents(const std::string& control, std::string file)
-    : fd_(::open(control.c_str(), O_RDWR | O_CLOEXEC)), file_(std::move(file)) {
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "open " + control);
+    : control_(std::filesystem::path(control).parent_path().string()), file_(std::move(file)) {
+  if (!control_.ok())
+    throw std::system_error(control_.failure().err, std::generic_category(),
+                            control_.failure().what);
   if (file_.size() >= sizeof(uapi::cused_trace::path) || file_.empty() || file_[0] != '/')
     throw std::runtime_error("the trace file must be an absolute path: " + file_);
 }
 
-CusedEvents::~CusedEvents() { ::close(fd_); }
-
-void CusedEvents::trace(bool start) const {
-  uapi::cused_trace argument{};
-  argument.start = start;
-  if (start) std::memcpy(argument.path, file_.c_str(), file_.size() + 1);
-  if (::ioctl(fd_, uapi::CUSED_CTL_TRACE, &argument) != 0)
-    throw std::system_error(errno, std::generic_category(), start ? "trace start" : "trace stop");
+void CusedEvents::trace(const std::string& path) const {
+  auto result = control_.trace(path);
+  if (auto* failure = std::get_if<binderctl::Failure>(&result))
+    throw std::system_error(failure->err, std::generic_category(), failure->what);
 }
 
-void CusedEvents::start() { trace(true); }
+void CusedEvents::start() { trace(file_); }
 
 std::vector<std::string> CusedEvents::stop() {
-  trace(false);  // the daemon has written what it held when this returns
+  trace("");  // the daemon has written what it held when this returns
   return read_lines(file_);
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/binderctl_control.h"
+
 namespace cused::diff {
 
 class EventSource {
@@ -16,10 +18,17 @@ class EventSource {
   virtual std::vector<std::string> stop() = 0;  // the lines written since start()
 };
 
-// The kernel's: TRACEFS is where tracefs is mounted (/sys/kernel/tracing).
+// The kernel's: TRACEFS is where tracefs is mounted (/sys/kernel/tracing). The binder events
+// stay enabled from construction to destruction and `tracing_on` gates the ring buffer around
+// each script: enabling an event patches the kernel's text (its static key, and the
+// sched_switch/sched_wakeup probes that record comms), and on a qemu TCG guest a patch racing
+// the other vCPU's execution of the patched code ended in "Oops: int3" in ttwu_do_activate.
 class TracefsEvents : public EventSource {
  public:
   explicit TracefsEvents(std::string tracefs);
+  ~TracefsEvents() override;
+  TracefsEvents(const TracefsEvents&) = delete;
+  TracefsEvents& operator=(const TracefsEvents&) = delete;
   void start() override;
   std::vector<std::string> stop() override;
 
@@ -31,13 +40,12 @@ class TracefsEvents : public EventSource {
 class CusedEvents : public EventSource {
  public:
   CusedEvents(const std::string& control, std::string file);
-  ~CusedEvents() override;
   void start() override;
   std::vector<std::string> stop() override;
 
  private:
-  void trace(bool start) const;
-  int fd_ = -1;
+  void trace(const std::string& path) const;
+  binderctl::ControlFile control_;
   std::string file_;
 };
 

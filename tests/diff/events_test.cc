@@ -161,6 +161,17 @@ std::string page(const char* edge, int index, const char* proc = "s0") {
          " page_index=" + std::to_string(index);
 }
 
+// The comparison accepts `cused` against `kernel` with exactly the one documented deviation,
+// having compared `compared` kernel events.
+void expect_one_documented(const Lines& kernel, const Lines& cused, const std::string& documented,
+                           std::size_t compared) {
+  auto v = compare_events(kernel, cused);
+  EXPECT_FALSE(v.diverged) << v.kernel << " / " << v.cused;
+  ASSERT_EQ(v.documented.size(), 1u);
+  EXPECT_EQ(v.documented[0], documented);
+  EXPECT_EQ(v.compared, compared);
+}
+
 // docs/tracing.md "Several pages installed at once": the kernel's start/end pairs, cused's
 // starts then ends, for the same pages in the same order.
 TEST(EventDeviations, PagesInstalledAtOnceIsDocumented) {
@@ -168,11 +179,7 @@ TEST(EventDeviations, PagesInstalledAtOnceIsDocumented) {
                "s1.t0 binder_transaction_alloc_buf: transaction=t1 data_size=8000 "
                "offsets_size=0 extra_buffers_size=0"};
   Lines cused{page("start", 0), page("start", 1), page("end", 0), page("end", 1), kernel[4]};
-  auto v = compare_events(kernel, cused);
-  EXPECT_FALSE(v.diverged);
-  ASSERT_EQ(v.documented.size(), 1u);
-  EXPECT_EQ(v.documented[0], "pages-installed-at-once: s1.t0, event 2");
-  EXPECT_EQ(v.compared, 5u);
+  expect_one_documented(kernel, cused, "pages-installed-at-once: s1.t0, event 2", 5);
 }
 
 TEST(EventDeviations, PagesInstalledAtOnceRejectsNearMisses) {
@@ -231,11 +238,7 @@ TEST(EventDeviations, PageRangesAreDocumented) {
                        lru("free_lru_end", 0), "binder_write_done: ret=0"});
   Lines cused = task({range(0, 0, 4096), lru("free_lru_start", 0), lru("free_lru_end", 0),
                       "binder_write_done: ret=0"});
-  auto v = compare_events(kernel, cused);
-  EXPECT_FALSE(v.diverged) << v.kernel << " / " << v.cused;
-  ASSERT_EQ(v.documented.size(), 1u);
-  EXPECT_EQ(v.documented[0], "page-ranges: s1.t0, event 1");
-  EXPECT_EQ(v.compared, 5u);
+  expect_one_documented(kernel, cused, "page-ranges: s1.t0, event 1", 5);
   // An allocation within a page the buffer shares: the kernel's range is empty.
   EXPECT_FALSE(compare_events(task({range(1, 4096, 0), "binder_write_done: ret=0"}),
                               task({range(1, 0, 4096), "binder_write_done: ret=0"}))
@@ -262,6 +265,46 @@ TEST(EventDeviations, PageRangesRejectNearMisses) {
           .diverged);
   // Not a range on cused's side at all.
   EXPECT_TRUE(diverges({lru("free_lru_start", 0), lru("free_lru_end", 0)}));
+}
+
+// docs/tracing.md "A woken read that is then interrupted" (gen-151): cused's parked read, woken
+// by work that gave it nothing and then interrupted, waits twice; the kernel's once.
+TEST(EventDeviations, WokenReadInterruptedIsDocumented) {
+  const std::string wait = "binder_wait_for_work: proc_work=1 transaction_stack=0 thread_todo=0";
+  Lines kernel = task(
+      {"binder_write_done: ret=0", wait, "binder_read_done: ret=-4", "binder_ioctl_done: ret=-4"});
+  Lines cused = task({"binder_write_done: ret=0", wait, wait, "binder_read_done: ret=-4",
+                      "binder_ioctl_done: ret=-4"});
+  expect_one_documented(kernel, cused, "woken-read-interrupted: s1.t0, event 3", 4);
+}
+
+TEST(EventDeviations, WokenReadInterruptedRejectsNearMisses) {
+  const std::string wait = "binder_wait_for_work: proc_work=1 transaction_stack=0 thread_todo=0";
+  const std::string other_wait =
+      "binder_wait_for_work: proc_work=1 transaction_stack=0 thread_todo=1";
+  Lines kernel = task({wait, "binder_read_done: ret=-4"});
+  auto diverges = [&](const Lines& k, const Lines& c) {
+    return compare_events(task(k), task(c)).diverged;
+  };
+  // The repeat has other counts than the first wait.
+  EXPECT_TRUE(
+      diverges({wait, "binder_read_done: ret=-4"}, {wait, other_wait, "binder_read_done: ret=-4"}));
+  // The read then returned something, or failed otherwise: not an interrupted read.
+  EXPECT_TRUE(diverges({wait, "binder_read_done: ret=0"}, {wait, wait, "binder_read_done: ret=0"}));
+  EXPECT_TRUE(
+      diverges({wait, "binder_read_done: ret=-11"}, {wait, wait, "binder_read_done: ret=-11"}));
+  // Two repeats.
+  EXPECT_TRUE(
+      diverges({wait, "binder_read_done: ret=-4"}, {wait, wait, wait, "binder_read_done: ret=-4"}));
+  // The kernel's read went on after its wait: cused's repeat is not this case.
+  EXPECT_TRUE(diverges({wait, "binder_return: cmd=0x7206 BR_NOOP", "binder_read_done: ret=-4"},
+                       {wait, wait, "binder_read_done: ret=-4"}));
+  // A repeated event that is not a wait.
+  EXPECT_TRUE(diverges(
+      {"binder_write_done: ret=0", "binder_read_done: ret=-4"},
+      {"binder_write_done: ret=0", "binder_write_done: ret=0", "binder_read_done: ret=-4"}));
+  // The kernel's own sequence on cused's side is the same, not a deviation.
+  EXPECT_TRUE(compare_events(kernel, kernel).documented.empty());
 }
 
 }  // namespace
