@@ -262,8 +262,12 @@ std::optional<EventRun> record_twice(const fs::path& script, const RunOptions& o
   auto moved = cused::diff::compare_events(first.events, second.events);
   if (moved.diverged || !moved.documented.empty()) {
     // Its answers are the same, its events are not: the trace is kept, the events are not.
-    fmt::print("events not deterministic: {} ({} event {}: '{}' then '{}')\n",
-               script.filename().string(), moved.task, moved.event, moved.kernel, moved.cused);
+    if (moved.diverged)
+      fmt::print("events not deterministic: {} ({} event {}: '{}' then '{}')\n",
+                 script.filename().string(), moved.task, moved.event, moved.kernel, moved.cused);
+    else
+      fmt::print("events not deterministic: {} (the second run differs as {})\n",
+                 script.filename().string(), moved.documented.front());
     first.events.clear();
   }
   return first;
@@ -333,6 +337,7 @@ Judged judge(const Trace& kernel, const std::vector<std::uint8_t>& bytes, const 
 struct EventTally {
   std::size_t scripts = 0, events = 0, not_compared = 0, diverged = 0;
   std::size_t skipped_documented = 0;  // answers differ as documented: events not compared
+  std::size_t skipped_diverged = 0;    // answers diverged (counted by the answers' tally)
   std::size_t skipped_moved = 0;       // the traced run's answers were not the kernel's
   std::size_t kernel_unstable = 0;     // campaign: the kernel's own two runs' events differ
   std::map<std::string, std::size_t> documented;  // events the deviation explained
@@ -348,8 +353,9 @@ struct EventTally {
     fmt::print(
         "{}: events of {} scripts compared, {} kernel events compared, {} of no script task "
         "not compared, {} diverged; {} scripts not compared (answers documented as different), "
-        "{} (answers moved in the traced run)",
-        what, scripts, events, not_compared, diverged, skipped_documented, skipped_moved);
+        "{} (answers moved in the traced run), {} (answers diverged)",
+        what, scripts, events, not_compared, diverged, skipped_documented, skipped_moved,
+        skipped_diverged);
     for (const auto& [name, count] : documented) fmt::print(", {} documented ({})", count, name);
     if (kernel_unstable)
       fmt::print(", {} scripts whose events the kernel gave differently twice", kernel_unstable);
@@ -363,7 +369,8 @@ struct EventTally {
 const std::vector<std::string>* comparable_events(const std::string& name, const Judged& judged,
                                                   EventTally& tally) {
   if (judged.verdict.kind != Verdict::kSame) {
-    tally.skipped_documented++;
+    (judged.verdict.kind == Verdict::kDocumented ? tally.skipped_documented
+                                                 : tally.skipped_diverged)++;
     return nullptr;
   }
   if (!judged.events) {

@@ -4,20 +4,13 @@
 
 #include <array>
 #include <map>
-#include <regex>
 #include <sstream>
+
+#include "cused/host/ftrace_line.h"
 
 namespace cused::diff {
 
 namespace {
-
-// "  comm-1234   (  1230) [001] .... 12.345678: binder_ioctl: cmd=..." (kernel/trace/
-// trace_output.c; the tgid column only with options/record-tgid, the flags four or five wide).
-const std::regex& event_line_pattern() {
-  static const std::regex pattern(
-      R"(^\s*.*-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[\d+\]\s+\S+\s+\d+\.\d+:\s+(\w+):\s?(.*)$)");
-  return pattern;
-}
 
 enum class FieldKind { kLiteral, kTransaction, kNode, kRef, kAddress, kProc, kThread };
 
@@ -62,11 +55,11 @@ class EventNormaliser {
   explicit EventNormaliser(const Roles& roles) : roles_(roles) {}
 
   std::optional<std::string> line(std::string_view text) {
-    auto event = parse_event_line(text);
-    if (!event || !compared_event(event->name)) return std::nullopt;
+    auto event = host::parse_ftrace_line(text);
+    if (!event || !compared_event(event->event)) return std::nullopt;
     auto role = roles_.tids.find(event->tid);
     std::string task = role == roles_.tids.end() ? "other" : role->second;
-    return fmt::format("{} {}: {}", task, event->name, fields(tasks_[task], event->fields));
+    return fmt::format("{} {}: {}", task, event->event, fields(tasks_[task], event->text));
   }
 
  private:
@@ -116,14 +109,6 @@ class EventNormaliser {
 };
 
 }  // namespace
-
-std::optional<RawEvent> parse_event_line(std::string_view line) {
-  std::match_results<std::string_view::const_iterator> m;
-  if (line.empty() || line.front() == '#' ||
-      !std::regex_match(line.begin(), line.end(), m, event_line_pattern()))
-    return std::nullopt;
-  return RawEvent{static_cast<pid_t>(std::stol(m[1].str())), m[2].str(), m[3].str()};
-}
 
 bool compared_event(std::string_view name) {
   static constexpr std::array<std::string_view, 6> never_emitted{"binder_lock",

@@ -10,7 +10,6 @@
 // compared as printed.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,14 +17,6 @@
 #include "tests/diff/proc_state.h"
 
 namespace cused::diff {
-
-// One event line of tracefs's `trace` text, with or without options/record-tgid.
-struct RawEvent {
-  pid_t tid = 0;
-  std::string name;    // "binder_transaction"
-  std::string fields;  // "transaction=2041 dest_node=2035 ..."
-};
-std::optional<RawEvent> parse_event_line(std::string_view line);
 
 // Events of binder_trace.h that cused emits by design never (docs/tracing.md, "Not emitted"),
 // and cused's own `cused_*`: left out of what is compared.

@@ -8,6 +8,8 @@
 #include <optional>
 #include <tuple>
 
+#include "cused/host/ftrace_line.h"
+
 namespace cused::tools::ab {
 
 std::string LockId::text() const {
@@ -32,26 +34,28 @@ std::uint64_t Durations::total() const {
 
 namespace {
 
+using host::FtraceLine;
+
 bool is_lock_event(const std::string& event) {
   return event == "cused_lock_contended" || event == "cused_lock_acquired" ||
          event == "cused_lock_released";
 }
 
-LockId lock_of(const TraceLine& line) {
-  return {line.text("lock").value_or("?"), line.text("variant").value_or(""),
-          line.text("policy").value_or("")};
+LockId lock_of(const FtraceLine& line) {
+  return {line.field("lock").value_or("?"), line.field("variant").value_or(""),
+          line.field("policy").value_or("")};
 }
 
 // The prio the event gives under `key`; nullopt without one, and for -1, the daemon's word for a
 // task that is gone (or a holder whose hold began before the trace).
-std::optional<long long> prio_of(const TraceLine& line, const std::string& key) {
+std::optional<long long> prio_of(const FtraceLine& line, const std::string& key) {
   auto prio = line.number(key);
   if (!prio || *prio < 0) return std::nullopt;
   return prio;
 }
 
 // The class of the line's own task: its prio under `key`, else its comm.
-std::string thread_class(const TraceLine& line, const std::string& key) {
+std::string thread_class(const FtraceLine& line, const std::string& key) {
   if (auto prio = prio_of(line, key)) return priority_class(*prio);
   return "comm " + line.comm;
 }
@@ -81,12 +85,12 @@ struct Reader {
   // A thread's contended event until its acquired one: the holder it waited behind.
   std::map<std::pair<int, LockId>, std::string> waiting_behind;
 
-  void contended(const TraceLine& line, const LockId& lock) {
+  void contended(const FtraceLine& line, const LockId& lock) {
     auto holder = prio_of(line, "holder_prio");
     waiting_behind[{line.tid, lock}] = holder ? priority_class(*holder) : "unknown";
   }
 
-  void acquired(const TraceLine& line, const LockId& lock) {
+  void acquired(const FtraceLine& line, const LockId& lock) {
     auto wait = line.number("wait_ns");
     if (!wait) return;
     auto& group = group_of(waits, lock, thread_class(line, "prio"), &WaitGroup::waiter);
@@ -101,7 +105,7 @@ struct Reader {
     behind.second += static_cast<std::uint64_t>(*wait);
   }
 
-  void released(const TraceLine& line, const LockId& lock) {
+  void released(const FtraceLine& line, const LockId& lock) {
     auto hold = line.number("hold_ns");
     if (!hold) return;
     auto& group = group_of(holds, lock, thread_class(line, "prio"), &HoldGroup::holder);
@@ -112,7 +116,7 @@ struct Reader {
     }
   }
 
-  void read(const TraceLine& line, const std::string& exclude_variant) {
+  void read(const FtraceLine& line, const std::string& exclude_variant) {
     if (!is_lock_event(line.event)) return;
     LockId lock = lock_of(line);
     if (!exclude_variant.empty() && is_allocator_lock(lock) && lock.variant == exclude_variant) {
@@ -136,7 +140,7 @@ LockTraceSummary summarize_lock_trace(std::istream& trace, const std::string& ex
   reader.summary.excluded_variant = exclude_variant;
   std::optional<double> first, last;
   for (std::string text; std::getline(trace, text);) {
-    auto line = parse_trace_line(text);
+    auto line = host::parse_ftrace_line(text);
     if (!line) continue;
     ++reader.summary.events;
     // Each daemon thread's lines come as it flushes them: the file is not in time order.

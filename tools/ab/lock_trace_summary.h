@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "tools/ab/trace_line.h"
-
 namespace cused::tools::ab {
 
 // Which lock: its name and the variant and policy the event gives it ("alloc", "mutex",

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cused/host/ftrace_line.h"
 #include "cused/host/ftrace_text.h"
 
 namespace cused::host {
@@ -26,15 +27,17 @@ TraceEvent event(TraceEventType type, std::vector<std::uint64_t> fields) {
   return e;
 }
 
-// The data file's event lines, in order, each from its timestamp's colon on: "binder_ioctl:
-// cmd=0x40046207 arg=0x7fd7a1562cd0".
+// The data file's event lines, in order, each as the trace reader (ftrace_line.h) reads it back
+// from its timestamp on: "binder_ioctl: cmd=0x40046207 arg=0x7fd7a1562cd0". A line it cannot
+// read is kept whole, so that it fails the comparison.
 std::vector<std::string> kernel_printed() {
   const char* path = std::getenv("KERNEL_BINDER_EVENTS");
   std::ifstream in(path ? path : "");
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
-    lines.push_back(line.substr(line.find(": ") + 2));
+    auto read = parse_ftrace_line(line);
+    lines.push_back(read ? read->event + ": " + read->text : line);
   }
   return lines;
 }

@@ -1,4 +1,5 @@
-// binder-ab --trace's reading of a cused trace (issue 32 point 5): the ftrace line, the lock
+// binder-ab --trace's reading of a cused trace (issue 32 point 5; the line itself is
+// cused/host/ftrace_line.h's, tests/unit/host/ftrace_line_test.cc): the lock
 // events' waits and holds per lock and per priority of the thread, whom the waits were behind,
 // and the holders preempted while holding (nivcsw), on lines as cused writes them
 // (docs/tracing.md); the table and the plot's panel.
@@ -10,7 +11,6 @@
 
 #include "tools/ab/lock_trace_summary.h"
 #include "tools/ab/report.h"
-#include "tools/ab/trace_line.h"
 #include "tools/ab/trace_report.h"
 
 namespace cused::tools::ab {
@@ -19,49 +19,6 @@ namespace {
 LockTraceSummary summarize(const std::string& text, const std::string& exclude = "") {
   std::istringstream in(text);
   return summarize_lock_trace(in, exclude);
-}
-
-TEST(AbTraceLine, ReadsTheTaskTheTimeTheEventAndItsFieldsByName) {
-  auto line = parse_trace_line(
-      " binderThroughpu-48213   (  48210) [001] ....  5123.456789: cused_lock_acquired: "
-      "lock=alloc variant=mutex policy=barging wait_ns=48213");
-  ASSERT_TRUE(line);
-  EXPECT_EQ(line->comm, "binderThroughpu");
-  EXPECT_EQ(line->tid, 48213);
-  EXPECT_EQ(line->tgid, 48210);
-  EXPECT_DOUBLE_EQ(line->seconds, 5123.456789);
-  EXPECT_EQ(line->event, "cused_lock_acquired");
-  EXPECT_EQ(line->text("variant"), "mutex");
-  EXPECT_EQ(line->number("wait_ns"), 48213);
-  EXPECT_FALSE(line->number("prio"));     // an older daemon's line: no prio=
-  EXPECT_FALSE(line->number("variant"));  // not a number
-}
-
-TEST(AbTraceLine, ACommWithSpacesAndDashesAndNoTgid) {
-  auto line = parse_trace_line(
-      "           a b-c-77      (-------) [012] .... 123456.789012: binder_transaction_received: "
-      "transaction=2041");
-  ASSERT_TRUE(line);
-  EXPECT_EQ(line->comm, "a b-c");
-  EXPECT_EQ(line->tid, 77);
-  EXPECT_EQ(line->tgid, 0);
-  EXPECT_EQ(line->number("transaction"), 2041);
-  // The kernel's "==>" is no field.
-  auto arrow = parse_trace_line(
-      "   servicemanager-580     (    580) [000] ....    42.000001: "
-      "binder_transaction_node_to_ref: "
-      "transaction=9 node=3 src_ptr=0x0000000000001000 ==> dest_ref=4 dest_desc=1");
-  ASSERT_TRUE(arrow);
-  EXPECT_EQ(arrow->fields.size(), 5u);
-  EXPECT_EQ(arrow->number("dest_desc"), 1);
-}
-
-TEST(AbTraceLine, TheHeaderAndBlankLinesAreNoEvents) {
-  EXPECT_FALSE(parse_trace_line("# tracer: nop"));
-  EXPECT_FALSE(
-      parse_trace_line("#           TASK-PID     TGID   CPU#  ||||   TIMESTAMP  FUNCTION"));
-  EXPECT_FALSE(parse_trace_line(""));
-  EXPECT_FALSE(parse_trace_line("cused: trace: 16513 events written, 0 dropped"));
 }
 
 TEST(AbLockTraceSummary, PriorityClassesAreTheKernelsPrio) {
