@@ -3,14 +3,13 @@
 // trace file, the lock summary after the table, in DIR/summary.json and in the --json record,
 // and the wait panel of the --svg plot.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/mount.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
@@ -25,28 +24,18 @@ using testing::ToolProcess;
 class BinderAbTraceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    daemon_ = std::make_unique<ToolProcess>(std::vector<std::string>{
-        testing::binary_from_env("CUSED_BINARY"), "--mount", dir_, "--foreground", "--device",
-        "a:alloc_lock=mutex", "--device", "b:alloc_lock=spin-install"});
-    ASSERT_TRUE(testing::wait_until([&] { return fs::exists(dir_ + "/b"); }, 5s));
+    ASSERT_TRUE(daemon_.serving());
     for (const char* device : {"a", "b"})
       servicemanagers_.push_back(std::make_unique<ToolProcess>(std::vector<std::string>{
           testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", dir_ + "/" + device}));
   }
-  void TearDown() override {
-    servicemanagers_.clear();
-    if (daemon_) {
-      kill(daemon_->pid(), SIGTERM);
-      daemon_->finish(20s);
-    }
-    umount2(dir_.c_str(), MNT_DETACH);  // only if the daemon died without unmounting
-    fs::remove_all(dir_);
-    fs::remove_all(out_);
-  }
+  void TearDown() override { fs::remove_all(out_); }
 
   std::string dir_ = testing::make_temp_dir("cused-ab-trace-");
   std::string out_ = testing::make_temp_dir("binder-ab-trace-out-");
-  std::unique_ptr<ToolProcess> daemon_;
+  testing::CusedDaemon daemon_{
+      dir_, {"--device", "a:alloc_lock=mutex", "--device", "b:alloc_lock=spin-install"}, "b"};
+  // Declared after daemon_: they end before it.
   std::vector<std::unique_ptr<ToolProcess>> servicemanagers_;
 };
 

@@ -3,22 +3,21 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "client/binder_device.h"
 #include "client/cused_mounts.h"
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 #include "tools/binderctl_control.h"
@@ -41,26 +40,14 @@ ToolProcess::Result run_shell(const std::string& command) {
 class BinderctlTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    if (daemon_) {
-      kill(daemon_->pid(), SIGTERM);
-      daemon_->finish(10s);
-    }
-    umount2(dir_.c_str(), MNT_DETACH);  // only if a daemon died without unmounting
-    fs::remove_all(dir_);
+    daemon_.reset();
+    testing::remove_mount_point(dir_);  // a test without a daemon_ has its dir_ too
   }
 
   // cused on dir_ in the foreground with `args`; true once binder-control is served.
-  bool start_daemon(std::vector<std::string> args) {
-    std::vector<std::string> argv{testing::binary_from_env("CUSED_BINARY"), "--mount", dir_,
-                                  "--foreground"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    daemon_ = std::make_unique<ToolProcess>(argv);
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (!fs::exists(dir_ + "/binder-control")) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(5ms);
-    }
-    return true;
+  bool start_daemon(const std::vector<std::string>& args) {
+    daemon_.emplace(dir_, args, "binder-control");
+    return daemon_->serving();
   }
 
   ToolProcess::Result binderctl(const std::string& args) {
@@ -69,7 +56,7 @@ class BinderctlTest : public ::testing::Test {
   }
 
   std::string dir_ = testing::make_temp_dir("cused-binderctl-");
-  std::unique_ptr<ToolProcess> daemon_;
+  std::optional<testing::CusedDaemon> daemon_;
 };
 
 // A bad spec on the command line: exit status 2 with the parser's message, nothing mounted.

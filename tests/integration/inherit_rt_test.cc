@@ -7,8 +7,6 @@
 // nodes must not do.
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <signal.h>
-#include <sys/mount.h>
 
 #include <chrono>
 #include <filesystem>
@@ -18,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -80,24 +79,12 @@ void sample_children(pid_t parent, PolicySamples& samples) {
 class InheritRtTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    daemon_ = std::make_unique<ToolProcess>(
-        std::vector<std::string>{testing::binary_from_env("CUSED_BINARY"), "--mount", dir_,
-                                 "--foreground", "--device", "binder:priority=android"});
-    ASSERT_TRUE(testing::wait_until([&] { return fs::exists(device()); }, 5s));
+    ASSERT_TRUE(daemon_.serving());
     servicemanager_ = std::make_unique<ToolProcess>(std::vector<std::string>{
         testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", device()});
   }
-  void TearDown() override {
-    servicemanager_.reset();
-    if (daemon_) {
-      kill(daemon_->pid(), SIGTERM);
-      daemon_->finish(10s);
-    }
-    umount2(dir_.c_str(), MNT_DETACH);  // only if the daemon died without unmounting
-    fs::remove_all(dir_);
-  }
 
-  std::string device() const { return dir_ + "/binder"; }
+  std::string device() const { return daemon_.dir() + "/binder"; }
 
   // binder-throughput at SCHED_FIFO 1 (CUSED_REPRODUCE_RT=fifo), its workers' threads sampled
   // until their calls are over.
@@ -119,8 +106,9 @@ class InheritRtTest : public ::testing::Test {
     return samples;
   }
 
-  std::string dir_ = testing::make_temp_dir("cused-inherit-rt-");
-  std::unique_ptr<ToolProcess> daemon_;
+  testing::CusedDaemon daemon_{testing::make_temp_dir("cused-inherit-rt-"),
+                               {"--device", "binder:priority=android"}};
+  // Declared after daemon_: it ends before it.
   std::unique_ptr<ToolProcess> servicemanager_;
 };
 

@@ -3,12 +3,9 @@
 // ProcessState), sees the features of the daemon that serves it (S10.5), and the devices under it
 // are served as /dev/NAME is.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -17,6 +14,7 @@
 #include <vector>
 
 #include "cused/run/attach.h"
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
@@ -40,13 +38,8 @@ std::set<std::string> words_of(const std::string& text) {
 class RunDevTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(daemon_.serving());
     ASSERT_TRUE(wait_until([&] { return run::serving_daemon(dir_).has_value(); }));
-  }
-  void TearDown() override {
-    kill(daemon_.pid(), SIGTERM);
-    daemon_.finish(10s);
-    umount2(dir_.c_str(), MNT_DETACH);
-    std::filesystem::remove_all(dir_);
   }
   // `shell_words` run by sh under `cused run` on the daemon's mount, stderr joined to stdout.
   ToolProcess::Result run(const std::string& shell_words, std::vector<std::string> options = {}) {
@@ -59,7 +52,7 @@ class RunDevTest : public ::testing::Test {
 
   std::string cused_ = binary_from_env("CUSED_BINARY");
   std::string dir_ = testing::make_temp_dir("cused-run-dev-");
-  ToolProcess daemon_{{cused_, "--mount", dir_, "--foreground"}};
+  testing::CusedDaemon daemon_{dir_};
 };
 
 // S10.5: the program reads the serving daemon's features/ at libbinder's path. The daemon's list

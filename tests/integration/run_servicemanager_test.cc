@@ -3,7 +3,6 @@
 // a context manager that answers already is not started a second time.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include "cused/run/attach.h"
 #include "cused/run/context_manager.h"
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -32,15 +32,9 @@ ToolProcess::Result run_with_stderr(const std::string& words) {
 
 class RunServicemanagerTest : public ::testing::Test {
  protected:
-  void TearDown() override {
-    umount2(dir_.c_str(), MNT_DETACH);
-    std::filesystem::remove_all(dir_);
-  }
-
   std::string cused_ = binary_from_env("CUSED_BINARY");
   std::string servicemanager_ = binary_from_env("SERVICEMANAGER_BINARY");
   std::string throughput_ = binary_from_env("BINDER_THROUGHPUT_BINARY");
-  std::string dir_ = testing::make_temp_dir("cused-run-sm-");
 };
 
 // The README's first command: the default servicemanager (the build tree's, next to cused)
@@ -55,24 +49,24 @@ TEST_F(RunServicemanagerTest, ContextManagerIsStartedBeforeTheProgram) {
 // With a context manager already registered on the daemon the program attaches to,
 // --servicemanager is refused (exit 125, saying so) and the program is not run.
 TEST_F(RunServicemanagerTest, RefusedWhenAContextManagerAnswers) {
-  ToolProcess daemon({cused_, "--mount", dir_, "--foreground"});
-  ASSERT_TRUE(wait_until([&] { return run::serving_daemon(dir_).has_value(); }));
-  ToolProcess manager({cused_, "run", "--mount", dir_, "--", servicemanager_});
-  ASSERT_TRUE(wait_until([&] { return run::context_manager_answers(dir_ + "/binder"); }));
-  std::string marker = dir_ + "-ran";
+  testing::CusedDaemon daemon(testing::make_temp_dir("cused-run-sm-"));
+  const std::string& dir = daemon.dir();
+  ASSERT_TRUE(daemon.serving());
+  ASSERT_TRUE(wait_until([&] { return run::serving_daemon(dir).has_value(); }));
+  ToolProcess manager({cused_, "run", "--mount", dir, "--", servicemanager_});
+  ASSERT_TRUE(wait_until([&] { return run::context_manager_answers(dir + "/binder"); }));
+  std::string marker = dir + "-ran";
   auto result =
-      run_with_stderr(cused_ + " run --mount " + dir_ + " --servicemanager=" + servicemanager_ +
+      run_with_stderr(cused_ + " run --mount " + dir + " --servicemanager=" + servicemanager_ +
                       " -- /bin/touch " + marker);
   EXPECT_EQ(exit_status(result), 125) << result.output;
-  EXPECT_NE(result.output.find("a context manager already answers on " + dir_ + "/binder"),
+  EXPECT_NE(result.output.find("a context manager already answers on " + dir + "/binder"),
             std::string::npos)
       << result.output;
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran";
-  EXPECT_TRUE(run::context_manager_answers(dir_ + "/binder")) << "the first one was disturbed";
+  EXPECT_TRUE(run::context_manager_answers(dir + "/binder")) << "the first one was disturbed";
   kill(manager.pid(), SIGTERM);
   manager.finish(10s);
-  kill(daemon.pid(), SIGTERM);
-  daemon.finish(10s);
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 // (TASK-PID (TGID) [CPU] FLAGS TIMESTAMP: EVENT: FIELDS) or a '#' comment, and every transaction
 // a thread received was traced as sent first, under the same id, to the receiver's process.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/mount.h>
 
 #include <chrono>
 #include <filesystem>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
 
@@ -38,35 +37,18 @@ struct Sent {
 
 class TraceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    daemon_ = std::make_unique<ToolProcess>(
-        std::vector<std::string>{testing::binary_from_env("CUSED_BINARY"), "--mount", dir_,
-                                 "--foreground", "--trace", trace_},
-        ToolProcess::Capture::stdout_and_stderr);
-    ASSERT_TRUE(testing::wait_until([&] { return fs::exists(dir_ + "/binder"); }, 5s));
-  }
-  void TearDown() override {
-    stop_daemon();
-    umount2(dir_.c_str(), MNT_DETACH);  // only if the daemon died without unmounting
-    fs::remove_all(dir_);
-  }
-  ToolProcess::Result stop_daemon() {
-    if (!daemon_) return {};
-    kill(daemon_->pid(), SIGTERM);
-    auto result = daemon_->finish(20s);
-    daemon_.reset();
-    return result;
-  }
+  void SetUp() override { ASSERT_TRUE(daemon_.serving()); }
 
   std::string dir_ = testing::make_temp_dir("cused-trace-");
   std::string trace_ = dir_ + ".trace";
-  std::unique_ptr<ToolProcess> daemon_;
+  testing::CusedDaemon daemon_{
+      dir_, {"--trace", trace_}, "binder", ToolProcess::Capture::stdout_and_stderr};
 };
 
 // S4.1 / S4.4: each call and each reply is sent (binder_transaction, by the sending thread) and
 // then received (binder_transaction_received, by a thread of the dest_proc it named).
 TEST_F(TraceTest, QuickstartRunWritesFtraceLinesWithMatchingTransactionPairs_S4_1_S4_4) {
-  const pid_t daemon_pid = daemon_->pid();
+  const pid_t daemon_pid = daemon_.pid();
   {
     ToolProcess servicemanager(
         {testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", dir_ + "/binder"});
@@ -75,7 +57,7 @@ TEST_F(TraceTest, QuickstartRunWritesFtraceLinesWithMatchingTransactionPairs_S4_
     auto result = tool.finish(60s);
     ASSERT_EQ(testing::exit_status(result), 0) << result.output;
   }
-  auto daemon = stop_daemon();
+  auto daemon = daemon_.stop();
   ASSERT_EQ(testing::exit_status(daemon), 0) << daemon.output;
   EXPECT_NE(daemon.output.find(", 0 dropped"), std::string::npos) << daemon.output;
 
