@@ -3,16 +3,20 @@
 // trace file, the lock summary after the table, in DIR/summary.json and in the --json record,
 // and the wait panel of the --svg plot.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 
 #include "tests/integration/cused_daemon.h"
 #include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
+#include "tools/binderctl_control.h"
 
 namespace cused {
 namespace {
@@ -105,6 +109,31 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
 
   std::string plot = testing::read_file(svg);
   EXPECT_NE(plot.find("lock waits in the traced window (--trace)"), std::string::npos);
+}
+
+// Ctrl-C while a traced run is running: binder-ab ends as the signal would end it, and the
+// daemon's trace is stopped, so that the next trace can start (one runs per daemon: EBUSY).
+TEST_F(BinderAbTraceTest, AStopSignalInTheTracedRunStopsTheTrace) {
+  std::string traces = out_ + "/traces";
+  ToolProcess tool(
+      {testing::binary_from_env("BINDER_AB_BINARY"), "--mount", dir_, "--runs", "8", "--progress",
+       "none", "--trace", traces, "a:alloc_lock=mutex", "b:alloc_lock=spin-install", "--",
+       "/bin/sh", "-c", "sleep 0.5; echo iterations per sec: 1"},
+      ToolProcess::Capture::stdout_and_stderr);
+  // The daemon creates SIDE.trace when that side's trace starts; its traced run then sleeps in
+  // sh. Which side goes first is binder-ab's random order.
+  auto started = [&](const char* side) { return fs::exists(traces + "/" + side + ".trace"); };
+  ASSERT_TRUE(testing::wait_until([&] { return started("A") || started("B"); }, 60s));
+  kill(tool.pid(), SIGINT);
+  auto result = tool.finish(30s);
+  EXPECT_EQ(testing::exit_status(result), 128 + SIGINT) << result.output;
+  EXPECT_FALSE(started("A") && started("B")) << "the signal came in the first traced run";
+  binderctl::ControlFile control(dir_);
+  ASSERT_TRUE(control.ok());
+  auto next = control.trace(out_ + "/after.trace");
+  auto* failure = std::get_if<binderctl::Failure>(&next);
+  EXPECT_EQ(failure, nullptr) << failure->what << ": " << std::strerror(failure->err);
+  (void)control.trace("");
 }
 
 // --trace needs the daemon of the device: a device where no cused serves is an error before the

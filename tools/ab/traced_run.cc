@@ -5,10 +5,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
 
+#include "tools/ab/stop_signals.h"
 #include "tools/binderctl_control.h"
 
 namespace cused::tools::ab {
@@ -40,13 +42,17 @@ void check_traceable(const char* side, const Variant& variant) {
 namespace {
 
 // The trace of the daemon that serves `device` (its mount's binder-control), started for the
-// object's life: stopped on every way out, so that a failed run leaves no trace running.
+// object's life: stopped on every way out, so that a failed run leaves no trace running, a
+// binder-ab stopped by a signal (Ctrl-C) included. Only one trace runs per daemon, so one left
+// running would make the next `binderctl trace start` or binder-ab --trace fail with EBUSY.
 class DaemonTrace {
  public:
   DaemonTrace(const char* side, const Variant& variant, const std::string& path)
       : control_(control_dir(variant)) {
     if (!control_.ok()) throw std::runtime_error(no_daemon(side, variant));
     check(control_.trace(path), fmt::format("start a trace into {}", path));
+    // After the start: a signal before it must not stop a trace someone else started.
+    on_stop_signal_.emplace([this] { (void)control_.trace(""); });
   }
   ~DaemonTrace() {
     if (!stopped_) (void)control_.trace("");
@@ -55,6 +61,7 @@ class DaemonTrace {
   DaemonTrace& operator=(const DaemonTrace&) = delete;
 
   uapi::cused_trace stop() {
+    on_stop_signal_.reset();
     stopped_ = true;
     return check(control_.trace(""), "stop the trace");
   }
@@ -70,6 +77,7 @@ class DaemonTrace {
 
   binderctl::ControlFile control_;
   bool stopped_ = false;
+  std::optional<StopCleanup> on_stop_signal_;
 };
 
 TracedRun traced_run(const TraceWindow& window, const char* side, const Variant& variant,

@@ -109,34 +109,41 @@ TEST(CallerScheduling, DisabledOrSameAttributesChangeNothing) {
 // caller's nice at the unlock; it holds the mutex design's lock at the caller's nice.
 TEST(CallerScheduling, HoldsTheAllocatorSpinlockUnpreemptibleAndItsMutexAtTheCallersNice) {
   if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
-  const SchedulingAttributes own = mine();
-  const SchedulingAttributes low{SCHED_OTHER, 19, 0};
-  Caller caller(low);
-  ASSERT_TRUE(caller.applied());
-  core::alloc::AllocLock spin(core::alloc::LockVariant::spin, sync::LockPolicy::kBarging);
-  core::alloc::AllocLock mutex(core::alloc::LockVariant::mutex, sync::LockPolicy::kBarging);
-  const auto before = CallerScheduling::unpreemptible_sections();
-  {
-    CallerScheduling scope(caller.tid(), true);
-    spin.lock();
-    EXPECT_EQ(mine(), (SchedulingAttributes{SCHED_FIFO, 0, 1}));
-    spin.unlock();
-    EXPECT_EQ(mine(), low);
-    if (spin.try_lock()) {
-      EXPECT_EQ(mine().policy, static_cast<std::uint32_t>(SCHED_FIFO));
+  // A daemon thread of its own at nice 0 (CallerScheduling reads a thread's own attributes at its
+  // first request), so that the nice-19 caller is less urgent than it also when the test runs
+  // under `nice`: a caller as urgent as the daemon gets no unpreemptible section.
+  std::thread daemon_thread([] {
+    ASSERT_TRUE(apply_scheduling({SCHED_OTHER, 0, 0}));
+    const SchedulingAttributes own = mine();
+    const SchedulingAttributes low{SCHED_OTHER, 19, 0};
+    Caller caller(low);
+    ASSERT_TRUE(caller.applied());
+    core::alloc::AllocLock spin(core::alloc::LockVariant::spin, sync::LockPolicy::kBarging);
+    core::alloc::AllocLock mutex(core::alloc::LockVariant::mutex, sync::LockPolicy::kBarging);
+    const auto before = CallerScheduling::unpreemptible_sections();
+    {
+      CallerScheduling scope(caller.tid(), true);
+      spin.lock();
+      EXPECT_EQ(mine(), (SchedulingAttributes{SCHED_FIFO, 0, 1}));
       spin.unlock();
-    } else {
-      ADD_FAILURE() << "try_lock of a free spinlock failed";
+      EXPECT_EQ(mine(), low);
+      if (spin.try_lock()) {
+        EXPECT_EQ(mine().policy, static_cast<std::uint32_t>(SCHED_FIFO));
+        spin.unlock();
+      } else {
+        ADD_FAILURE() << "try_lock of a free spinlock failed";
+      }
+      mutex.lock();
+      EXPECT_EQ(mine(), low);
+      mutex.unlock();
     }
-    mutex.lock();
-    EXPECT_EQ(mine(), low);
-    mutex.unlock();
-  }
-  EXPECT_EQ(mine(), own);
-  EXPECT_EQ(CallerScheduling::unpreemptible_sections(), before + 2);
-  spin.lock();  // at the daemon's own attributes nothing changes
-  EXPECT_EQ(mine(), own);
-  spin.unlock();
+    EXPECT_EQ(mine(), own);
+    EXPECT_EQ(CallerScheduling::unpreemptible_sections(), before + 2);
+    spin.lock();  // at the daemon's own attributes nothing changes
+    EXPECT_EQ(mine(), own);
+    spin.unlock();
+  });
+  daemon_thread.join();
 }
 
 // A caller as urgent as the daemon or more (real-time, or a lower nice) is not preempted by the
