@@ -251,6 +251,9 @@ void RunServer::close_binder_mappings(pid_t tid, std::uint64_t start, std::uint6
 // file is one of this mount's binder nodes (S1.4, vma_rules.h), else 0 and the kernel maps it.
 int RunServer::binder_mmap_refusal(pid_t tid, int fd, const MmapCall& call) {
   pid_t tgid = thread_groups_.of(tid);
+  // Every descriptor is looked at, also in a process with no node open of its own: a node
+  // inherited or passed from its opener is binder_mmap's EINVAL, and a writable mapping of it
+  // would reach the opener's buffers.
   FdResolver::Resolved open = tgid ? resolver_.resolve(tgid, tid, fd) : FdResolver::Resolved{};
   if (!open.proc) return 0;
   return binder_mmap_answer(call, descriptor_access_mode(tid, fd), open.proc->pid() == tgid);

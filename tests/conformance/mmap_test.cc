@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -85,11 +86,26 @@ TEST(Mmap, MappingCannotBeMadeWritable_S1_4) {
 TEST(Mmap, SharedWritableMappingOfAReadOnlyOpenIsTheMmsEacces_S1_4) {
   SKIP_WHERE_MAPPINGS_ARE_NOT_SEEN();
   if (client::served_by_cuse(DevicePath()))
-    GTEST_SKIP() << "the CUSE shim answers EPERM here (S1.4): see docs/binderfs.md";
+    GTEST_SKIP() << "the CUSE shim answers EPERM here (S1.4): see docs/cuse.md";
   Node node(O_RDONLY);
   ASSERT_GE(node.fd(), 0) << std::strerror(errno);
   EXPECT_EQ(MapError(node, PROT_READ | PROT_WRITE, MAP_SHARED), EACCES);
   EXPECT_EQ(MapError(node, PROT_READ | PROT_WRITE, MAP_PRIVATE), EPERM);  // private: binder's
+}
+
+// binder_mmap checks the caller's process before the flags: a child with its parent's open gets
+// EINVAL for a writable mapping too, and cannot reach the parent's buffers through one.
+TEST(Mmap, WritableMappingFromAnotherProcessIsEinval_S1_4) {
+  SKIP_WHERE_MAPPINGS_ARE_NOT_SEEN();
+  Node node;
+  ASSERT_GE(node.fd(), 0) << std::strerror(errno);
+  pid_t child = fork();
+  if (child == 0) _exit(MapError(node, PROT_READ | PROT_WRITE, MAP_SHARED) == EINVAL ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the child's writable mmap of its parent's open did not fail with EINVAL";
+  EXPECT_EQ(MapError(node, PROT_READ, MAP_SHARED), 0);  // the owner's one mapping is still there
 }
 
 // Other files are not binder's: a writable mapping of a temporary file works as ever.
