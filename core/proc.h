@@ -166,6 +166,10 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   void flush();
   // S1.9: the last reference is gone. Idempotent.
   void release();
+  // The buffer space, mapped on first use (S1.7): false while the client has not mapped it (or
+  // mapped it writable, which the kernel refuses, S1.4). Frontends that see the client's memory
+  // calls ask it too (`cused run`'s mprotect rule, cused/run/vma_rules.h).
+  bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
   // OS thread `tid` of the proc's process has exited: its binder thread, if it has one, is
   // released as BINDER_THREAD_EXIT releases it (S2.6). For a frontend that cannot see that
   // ioctl when its argument is NULL (FUSE's restricted ioctls, libbinder's threadDestructor) and
@@ -216,8 +220,6 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   void wake_poll_threads() CUSED_REQUIRES(inner_lock_);
   void wakeup_proc() CUSED_REQUIRES(inner_lock_);
   void wakeup_thread_or_poll(Thread* thread) CUSED_REQUIRES(inner_lock_);
-  // The buffer space, mapped on first use (S1.7): false while the client has not mapped it.
-  bool ensure_mapped() CUSED_EXCLUDES(inner_lock_);
 
   // ---- priority.cc: binder's nice inheritance (S4.12), through Driver::thread_priorities()
   // The thread's nice now; 0 without a host that reads it.

@@ -27,6 +27,7 @@
 #include "cused/run/argument_copy.h"
 #include "cused/run/notification_completion.h"
 #include "cused/run/seccomp_filter.h"
+#include "cused/run/vma_rules.h"
 #include "uapi/binder.h"
 #include "uapi/cused_run.h"
 
@@ -35,6 +36,13 @@ namespace cused::run {
 namespace {
 
 constexpr std::uint64_t kStopKey = 0;
+
+// mmap(addr, length, prot, flags, fd, offset)'s arguments.
+using SyscallArguments = decltype(seccomp_data::args);
+MmapCall mmap_call(const SyscallArguments& args) {
+  return {args[1], static_cast<int>(args[2]), static_cast<int>(args[3]), args[5]};
+}
+int fd_of_mmap(const SyscallArguments& args) { return static_cast<int>(args[4]); }
 constexpr std::uint64_t kSocketKey = 1;
 
 [[noreturn]] void fail(const std::string& what) {
@@ -239,6 +247,32 @@ void RunServer::close_binder_mappings(pid_t tid, std::uint64_t start, std::uint6
   }
 }
 
+// The filter notifies writable mmaps of files (seccomp_filter.h): binder_mmap's answer when the
+// file is one of this mount's binder nodes (S1.4, vma_rules.h), else 0 and the kernel maps it.
+int RunServer::binder_mmap_refusal(pid_t tid, int fd, const MmapCall& call) {
+  pid_t tgid = thread_groups_.of(tid);
+  // Every descriptor is looked at, also in a process with no node open of its own: a node
+  // inherited or passed from its opener is binder_mmap's EINVAL, and a writable mapping of it
+  // would reach the opener's buffers.
+  FdResolver::Resolved open = tgid ? resolver_.resolve(tgid, tid, fd) : FdResolver::Resolved{};
+  if (!open.proc) return 0;
+  return binder_mmap_answer(call, descriptor_access_mode(tid, fd), open.proc->pid() == tgid);
+}
+
+// The filter notifies mprotects that add PROT_WRITE: EACCES when the range reaches one of the
+// process's binder mappings, whose VM_MAYWRITE binder_mmap cleared (S1.4).
+int RunServer::mprotect_refusal(pid_t tid, std::uint64_t start, std::uint64_t length) {
+  pid_t tgid = thread_groups_.of(tid);
+  if (!tgid) return 0;
+  for (const auto& proc : filesystem_.procs_of(tgid)) {
+    if (!proc->ensure_mapped()) continue;
+    core::alloc::Allocator& space = proc->allocator();
+    if (mprotect_reaches(start, length, space.vm_start(), space.vm_start() + space.size()))
+      return -EACCES;
+  }
+  return 0;
+}
+
 void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification) {
   const Listener& listener = session->listener;
   const auto& args = notification.data.args;
@@ -249,6 +283,16 @@ void RunServer::handle(const std::shared_ptr<Session>& session, const seccomp_no
   if (notification.data.nr == __NR_munmap || notification.data.nr == __NR_mremap) {
     close_binder_mappings(tid, args[0], args[1]);
     listener.continue_syscall(notification.id);
+    return;
+  }
+  if (notification.data.nr == __NR_mmap || notification.data.nr == __NR_mprotect) {
+    const int refusal = notification.data.nr == __NR_mmap
+                            ? binder_mmap_refusal(tid, fd_of_mmap(args), mmap_call(args))
+                            : mprotect_refusal(tid, args[0], args[1]);
+    if (refusal != 0)
+      listener.answer(notification.id, refusal);
+    else
+      listener.continue_syscall(notification.id);
     return;
   }
   if (notification.data.nr != __NR_ioctl || !notified_ioctl(cmd)) {

@@ -22,6 +22,7 @@
 #include "cused/request/signal_watcher.h"
 #include "cused/run/fd_resolver.h"
 #include "cused/run/session.h"
+#include "cused/run/vma_rules.h"
 #include "cused/thread_groups.h"
 
 namespace cused::run {
@@ -66,6 +67,10 @@ class RunServer {
   void receive(const std::shared_ptr<Session>& session, const std::atomic<bool>& stopping);
   void handle(const std::shared_ptr<Session>& session, const seccomp_notif& notification);
   void close_binder_mappings(pid_t tid, std::uint64_t start, std::uint64_t length);
+  // binder_mmap's refusal of the notified mmap, or 0 to let the kernel run it (vma_rules.h).
+  int binder_mmap_refusal(pid_t tid, int fd, const MmapCall& call);
+  // -EACCES for an mprotect adding PROT_WRITE to a binder mapping, or 0.
+  int mprotect_refusal(pid_t tid, std::uint64_t start, std::uint64_t length);
   void drop(std::uint64_t key) CUSED_EXCLUDES(lock_);
 
   binderfs::Filesystem& filesystem_;

@@ -1,6 +1,8 @@
 // The seccomp filter `cused run` puts on a program (docs/run.md): its ioctls of binder's type
-// ('b') are notified to a listener, which the daemon serves; every other system call, and every
-// other ioctl, runs in the kernel untouched.
+// ('b') are notified to a listener, which the daemon serves, and so are the memory calls binder's
+// mapping rules need (munmap and mremap; mmap of a file with PROT_WRITE; mprotect adding
+// PROT_WRITE: vma_rules.h); every other system call, and every other ioctl, runs in the kernel
+// untouched.
 #pragma once
 
 namespace cused::run {
