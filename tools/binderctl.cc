@@ -230,6 +230,13 @@ int run(int argc, char** argv) {
   const bool needs_mount =
       list_cmd->parsed() || create_cmd->parsed() || state_cmd->parsed() || stats_cmd->parsed();
   if (!cuse_node.empty() && !needs_mount) {
+    // A mount's device node answers binder's ioctls only; its variant is binder-control's.
+    std::error_code error;
+    if (fs::exists(cuse_node, error) && !fs::is_character_file(cuse_node, error))
+      return fail(fmt::format(
+          "{} is not a CUSE node (a character device); a mount's devices are reached through its "
+          "binder-control, by name: binderctl --mount DIR set NAME SPEC",
+          cuse_node));
     ControlFile control(ControlFile::CuseNode{cuse_node});
     if (!control.ok()) return fail(control.failure());
     return variant_shrink_trace(control);
