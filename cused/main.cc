@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "cused/binderfs/mount.h"
 #include "cused/cuse/node.h"
 #include "cused/device_links.h"
+#include "cused/devices/device_registry.h"
 #include "cused/fatal_cleanup.h"
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
@@ -58,31 +60,34 @@ cused::core::DeviceOptions host_defaults() {
   return options;
 }
 
-// `--variant SPEC` and `--device NAME[:SPEC]` into `options` (docs/design.md section 5); false,
-// with the parser's message printed, if a spec is bad.
+// `--variant SPEC` and `--device NAME[:SPEC]` into `registry` and `options` (docs/design.md
+// section 5); false, with the parser's message printed, if a spec is bad.
 bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
+                    cused::devices::RegistryOptions& registry,
                     cused::binderfs::FilesystemOptions& options) {
   auto default_variant = parse("--variant " + default_spec, default_spec, host_defaults());
   if (!default_variant) return false;
-  options.default_variant = *default_variant;
+  registry.default_variant = *default_variant;
   if (devices.empty()) return true;
   options.devices.clear();
   for (const auto& text : devices) {
     cused::core::DeviceSpec device = cused::core::split_device_spec(text);
     options.devices.push_back(device.name);
     if (device.variant.empty()) continue;
-    auto variant = parse("--device " + text, device.variant, options.default_variant);
+    auto variant = parse("--device " + text, device.variant, registry.default_variant);
     if (!variant) return false;
     options.variants[device.name] = *variant;
   }
   return true;
 }
 
-// The core devices of `--cuse NAME[:SPEC]` arguments, SPEC applied to `base` (--variant);
-// nullopt (after saying why) for a bad spec.
-std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
-    const std::vector<std::string>& specs, const cused::core::DeviceOptions& base) {
-  std::vector<std::shared_ptr<cused::core::Device>> devices;
+// The nodes of `--cuse NAME[:SPEC]` arguments, SPEC applied to `base` (--variant); nullopt
+// (after saying why) for a bad spec, or a name that is not one or is taken: `taken` holds the
+// mount's device names (the daemon's devices share one namespace, cused/devices).
+std::optional<std::vector<cused::cuse::NodeOptions>> cuse_nodes_of(
+    const std::vector<std::string>& specs, const cused::core::DeviceOptions& base,
+    std::vector<std::string> taken) {
+  std::vector<cused::cuse::NodeOptions> nodes;
   for (const auto& text : specs) {
     auto spec = cused::core::split_device_spec(text);
     auto variant = parse("--cuse " + text, spec.variant, base);
@@ -91,9 +96,14 @@ std::optional<std::vector<std::shared_ptr<cused::core::Device>>> cuse_devices(
       fmt::print(stderr, "cused: --cuse {}: not a device name\n", text);
       return std::nullopt;
     }
-    devices.push_back(std::make_shared<cused::core::Device>(spec.name, *variant));
+    if (std::find(taken.begin(), taken.end(), spec.name) != taken.end()) {
+      fmt::print(stderr, "cused: --cuse {}: the daemon has a device {} already\n", text, spec.name);
+      return std::nullopt;
+    }
+    taken.push_back(spec.name);
+    nodes.push_back({spec.name, *variant});
   }
-  return devices;
+  return nodes;
 }
 
 // What a background daemon tells the user it serves: the mount, and/or the CUSE devices.
@@ -229,12 +239,15 @@ int serve(int argc, char** argv) {
     mountpoint = std::filesystem::absolute(mountpoint).lexically_normal().string();
   if (!trace_path.empty()) trace_path = std::filesystem::absolute(trace_path).string();
   cused::binderfs::FilesystemOptions fs_options;
-  if (!apply_variants(default_variant, devices, fs_options)) return 2;
+  cused::devices::RegistryOptions registry_options;
+  if (!apply_variants(default_variant, devices, registry_options, fs_options)) return 2;
   // Freeze deadlines and simulated install costs (core/timer.h), for every frontend's devices,
-  // before the first is made: `--cuse` makes its devices here, before (or without) any mount.
+  // before the first is made.
   cused::core::Driver::shared_default()->set_timer(cused::host::ThreadTimer::shared());
-  auto cuse_cores = cuse_devices(cuse_specs, fs_options.default_variant);
-  if (!cuse_cores) return 2;
+  auto cuse_nodes_options =
+      cuse_nodes_of(cuse_specs, registry_options.default_variant,
+                    mountpoint.empty() ? std::vector<std::string>{} : fs_options.devices);
+  if (!cuse_nodes_options) return 2;
   try {
     fs_options.device_attributes.mode = static_cast<mode_t>(std::stoul(mode, nullptr, 8));
   } catch (const std::exception&) {
@@ -249,6 +262,10 @@ int serve(int argc, char** argv) {
   cuse_session.gid = gid;
   if (mount_options.max_threads) cuse_session.threads = mount_options.max_threads;
   cuse_session.debug = mount_options.debug;
+  for (auto& node : *cuse_nodes_options) {
+    node.socket_dir = cuse_socket_dir;
+    node.session = cuse_session;
+  }
 
   // Test hook (docs/reliability.md): CUSED_INJECT_FAILURE=ENTRY:OP[:N|crash|terminate] makes
   // those requests' handlers fail.
@@ -286,12 +303,13 @@ int serve(int argc, char** argv) {
     cused::host::add_memory_pressure_sources(shrinker_options);
     cused::host::ShrinkerThread shrinker(cused::core::Driver::shared_default()->page_lru(),
                                          std::move(shrinker_options));
-    fs_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl shrink
-    fs_options.trace = &cused::host::TraceRecorder::daemon();               // binderctl trace
+    registry_options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };  // binderctl
+    registry_options.trace = &cused::host::TraceRecorder::daemon();               // binderctl trace
+    // The devices of every frontend, their variants and procs (cused/devices).
+    cused::devices::DeviceRegistry registry(std::move(registry_options));
     std::vector<std::unique_ptr<cused::cuse::Node>> cuse_nodes;
-    for (auto& device : *cuse_cores)
-      cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(
-          cused::cuse::NodeOptions{device, cuse_socket_dir, cuse_session}));
+    for (auto& node : *cuse_nodes_options)
+      cuse_nodes.push_back(std::make_unique<cused::cuse::Node>(registry, std::move(node)));
     if (mountpoint.empty()) {
       if (background) background->ready();
       cused::notify_service_manager("READY=1");  // cused.service is Type=notify
@@ -299,7 +317,7 @@ int serve(int argc, char** argv) {
       cused::notify_service_manager("STOPPING=1");
       return 0;
     }
-    cused::binderfs::Filesystem filesystem(fs_options);
+    cused::binderfs::Filesystem filesystem(registry, fs_options);
     cused::ForgetMountAtExit forget_mount;
     cused::binderfs::Mount mount(filesystem, mount_options);
     cused::FatalCleanup::set_mount(mountpoint);  // undone even if the daemon dies of a bug
@@ -308,7 +326,7 @@ int serve(int argc, char** argv) {
     // `cused run` programs attach through this daemon's run socket (docs/run.md).
     std::optional<cused::run::RunServer> run_server;
     try {
-      run_server.emplace(filesystem);
+      run_server.emplace(registry, filesystem.mount_device());
     } catch (const std::exception& error) {
       fmt::print(stderr, "{} (cused run cannot attach to this daemon)\n", error.what());
     }

@@ -1,6 +1,7 @@
 // binderctl: devices, variants, state, stats and "shrink now" of a running cused (docs/design.md
 // section 6, docs/variants.md). Speaks to the daemon through its mount: binder-control's ioctls
-// (BINDER_CTL_ADD, uapi/cused.h) and the files under binder_logs/.
+// (BINDER_CTL_ADD, uapi/cused.h) and the files under binder_logs/; or through one of its CUSE
+// nodes, which answer uapi/cused.h's ioctls as binder-control does (docs/cuse.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -37,6 +38,7 @@ int fail(const std::string& message) {
 int fail(const Failure& failure, const std::string& hint = {}) {
   std::string message = fmt::format("{}: {}", failure.what, std::strerror(failure.err));
   if (failure.err == ENOTTY) message += " (this cused does not serve that request)";
+  if (failure.err == EPERM) message += " (cused serves it to root and its own user only)";
   if (!hint.empty()) message += "\n  " + hint;
   return fail(message);
 }
@@ -204,7 +206,41 @@ int run(int argc, char** argv) {
   auto* trace_stop = trace_cmd->add_subcommand("stop", "Stop, and print what the trace held");
   auto* state_cmd = app.add_subcommand("state", "Print binder_logs/state");
   auto* stats_cmd = app.add_subcommand("stats", "Print binder_logs/stats");
+  std::string cuse_node;
+  app.add_option("--cuse", cuse_node,
+                 "Send set, show, shrink and trace through this CUSE node of the daemon "
+                 "(/dev/NAME) instead of a mount's binder-control; `set /dev/NAME SPEC` and "
+                 "`show /dev/NAME` imply it");
   CLI11_PARSE(app, argc, argv);
+
+  // A device given as a path is a CUSE node: requests go through it, about its own device.
+  if ((set_cmd->parsed() || show_cmd->parsed()) && name.find('/') != std::string::npos) {
+    cuse_node = name;
+    name = fs::weakly_canonical(name).filename().string();  // /dev/binder -> /dev/binder-cuse
+  }
+  // What binder-control and a CUSE node both serve.
+  auto variant_shrink_trace = [&](const ControlFile& control) {
+    if (set_cmd->parsed()) return set(control, name, spec);
+    if (show_cmd->parsed()) return show(control, name);
+    if (shrink_cmd->parsed()) return shrink(control);
+    if (trace_start->parsed()) return trace(control, true, trace_file);
+    if (trace_stop->parsed()) return trace(control, false, "");
+    return fail("no command");
+  };
+  const bool needs_mount =
+      list_cmd->parsed() || create_cmd->parsed() || state_cmd->parsed() || stats_cmd->parsed();
+  if (!cuse_node.empty() && !needs_mount) {
+    // A mount's device node answers binder's ioctls only; its variant is binder-control's.
+    std::error_code error;
+    if (fs::exists(cuse_node, error) && !fs::is_character_file(cuse_node, error))
+      return fail(fmt::format(
+          "{} is not a CUSE node (a character device); a mount's devices are reached through its "
+          "binder-control, by name: binderctl --mount DIR set NAME SPEC",
+          cuse_node));
+    ControlFile control(ControlFile::CuseNode{cuse_node});
+    if (!control.ok()) return fail(control.failure());
+    return variant_shrink_trace(control);
+  }
 
   std::string error;
   auto mount = resolve_mount(mount_option, error);
@@ -215,12 +251,7 @@ int run(int argc, char** argv) {
   if (!control.ok()) return fail_to_open(control.failure());
   if (list_cmd->parsed()) return list(control, *mount);
   if (create_cmd->parsed()) return create(control, name);
-  if (set_cmd->parsed()) return set(control, name, spec);
-  if (show_cmd->parsed()) return show(control, name);
-  if (shrink_cmd->parsed()) return shrink(control);
-  if (trace_start->parsed()) return trace(control, true, trace_file);
-  if (trace_stop->parsed()) return trace(control, false, "");
-  return fail("no command");
+  return variant_shrink_trace(control);
 }
 
 }  // namespace

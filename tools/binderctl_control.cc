@@ -23,6 +23,12 @@ bool copy_text(char (&field)[N], const std::string& text) {
 }  // namespace
 
 ControlFile::ControlFile(const std::string& mount) : path_(mount + "/binder-control") {
+  open_path();
+}
+
+ControlFile::ControlFile(const CuseNode& node) : path_(node.path) { open_path(); }
+
+void ControlFile::open_path() {
   fd_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd_ < 0) open_failure_ = {errno, "open " + path_};
 }

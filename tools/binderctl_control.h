@@ -1,5 +1,6 @@
 // binderctl's and binder-ab's way into a running cused: the ioctls of its mount's binder-control
-// (BINDER_CTL_ADD and uapi/cused.h).
+// (BINDER_CTL_ADD and uapi/cused.h), or uapi/cused.h's on one of its CUSE nodes, which answers
+// them as binder-control does (docs/cuse.md).
 #pragma once
 
 #include <optional>
@@ -24,6 +25,12 @@ class ControlFile {
  public:
   // Opens `mount`/binder-control; failure() says why not.
   explicit ControlFile(const std::string& mount);
+  struct CuseNode {
+    std::string path;  // /dev/NAME
+  };
+  // Opens a CUSE node of the daemon (an open of a binder device: the daemon makes a proc for it
+  // until this closes); failure() says why not. It has no BINDER_CTL_ADD (create()).
+  explicit ControlFile(const CuseNode& node);
   ~ControlFile();
   ControlFile(const ControlFile&) = delete;
   ControlFile& operator=(const ControlFile&) = delete;
@@ -43,6 +50,7 @@ class ControlFile {
   Result<uapi::cused_trace> trace(const std::string& path) const;
 
  private:
+  void open_path();
   Result<uapi::cused_device_variant> variant_ioctl(unsigned cmd, const std::string& device,
                                                    const std::string& spec) const;
 

@@ -51,21 +51,19 @@ bool reserved_name(const std::string& name) {
   return name == kControlName || name == kFeaturesName || name == LogsDir::kName;
 }
 
-// What the VFS refuses as a name (binderfs answers EACCES for these, S10.3).
-bool valid_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-}
+constexpr auto kBinderfs = devices::Frontend::kBinderfs;
 
 }  // namespace
 
-Filesystem::Filesystem(FilesystemOptions options)
-    : options_(std::move(options)),
+Filesystem::Filesystem(devices::DeviceRegistry& registry, FilesystemOptions options)
+    : registry_(registry),
+      options_(std::move(options)),
       next_device_ino_(kFirstDeviceIno),
-      logs_(core::Driver::shared_default(), [this] { return live_devices(); }) {
+      logs_(core::Driver::shared_default(), [&registry] { return registry.live_devices(); }) {
   for (const auto& name : options_.devices) {
     auto variant = options_.variants.find(name);
-    if (int err = add_device(
-            name, variant == options_.variants.end() ? options_.default_variant : variant->second);
+    if (int err = add_device(name, variant == options_.variants.end() ? registry_.default_variant()
+                                                                      : variant->second);
         err != 0)
       throw std::system_error(-err, std::generic_category(), "device " + name);
   }
@@ -79,69 +77,27 @@ void Filesystem::release_all() {
     sync::LockGuard guard(lock_);
     files.swap(open_files_);
   }
-  for (auto& [key, file] : files)
-    if (file->proc()) file->proc()->release();
+  for (auto& [key, file] : files) {
+    if (!file->proc()) continue;
+    registry_.remove_open(*file->proc());
+    file->proc()->release();
+  }
 }
 
 int Filesystem::add_device(const std::string& name, const core::DeviceOptions& variant) {
-  if (!valid_name(name) || reserved_name(name)) return reserved_name(name) ? -EEXIST : -EACCES;
-  sync::LockGuard guard(lock_);
-  auto live = std::count_if(devices_.begin(), devices_.end(),
-                            [](const DeviceEntry& entry) { return !entry.unlinked; });
-  if (static_cast<std::size_t>(live) >= options_.max_devices) return -ENOSPC;
-  if (find_device(name)) return -EEXIST;
-  devices_.push_back(
-      {name, std::make_shared<core::Device>(name, variant), kFirstListingIno + devices_.size()});
-  return 0;
+  return create_device(name, variant).error;
 }
 
-std::shared_ptr<core::Device> Filesystem::device(const std::string& name) const {
-  sync::LockGuard guard(lock_);
-  auto index = find_device(name);  // an unlinked device is no longer reachable by name (S10.4)
-  return index ? devices_[*index].device : nullptr;
+devices::DeviceRegistry::Added Filesystem::create_device(const std::string& name,
+                                                         const core::DeviceOptions& variant) {
+  if (reserved_name(name)) return {.error = -EEXIST};
+  return registry_.add_device(name, variant, kBinderfs);
 }
 
 std::vector<std::string> Filesystem::device_names() const {
-  sync::LockGuard guard(lock_);
   std::vector<std::string> names;
-  for (const auto& entry : devices_)
-    if (!entry.unlinked) names.push_back(entry.name);
+  for (auto& device : registry_.devices_of(kBinderfs)) names.push_back(std::move(device.name));
   return names;
-}
-
-std::optional<std::size_t> Filesystem::find_device(const std::string& name) const {
-  for (std::size_t i = 0; i < devices_.size(); ++i)
-    if (!devices_[i].unlinked && devices_[i].name == name) return i;
-  return std::nullopt;
-}
-
-std::vector<std::shared_ptr<core::Device>> Filesystem::live_devices() const {
-  sync::LockGuard guard(lock_);
-  std::vector<std::shared_ptr<core::Device>> live;
-  for (const auto& entry : devices_)
-    if (!entry.unlinked) live.push_back(entry.device);
-  return live;
-}
-
-std::vector<std::shared_ptr<core::Proc>> Filesystem::procs_of(pid_t tgid) const {
-  sync::LockGuard guard(lock_);
-  std::vector<std::shared_ptr<core::Proc>> procs;
-  for (const auto& [ino, file] : open_files_) {
-    if (file->proc() && file->proc()->pid() == tgid) procs.push_back(file->proc());
-  }
-  return procs;
-}
-
-std::size_t Filesystem::open_procs() const {
-  sync::LockGuard guard(lock_);
-  return static_cast<std::size_t>(std::count_if(open_files_.begin(), open_files_.end(),
-                                                [](const auto& kv) { return kv.second->proc(); }));
-}
-
-void Filesystem::for_each_proc_of(pid_t pid, const std::function<void(core::Proc&)>& visit) const {
-  sync::LockGuard guard(lock_);
-  for (const auto& [key, file] : open_files_)
-    if (file->proc() && file->proc()->pid() == pid) visit(*file->proc());
 }
 
 // core's protocol features, and priority=android's when the mount's default variant has it (its
@@ -149,7 +105,7 @@ void Filesystem::for_each_proc_of(pid_t pid, const std::function<void(core::Proc
 std::vector<std::string_view> Filesystem::feature_names() const {
   auto features = core::features();
   std::vector<std::string_view> names(features.begin(), features.end());
-  if (options_.default_variant.priority == core::DeviceOptions::Priority::kAndroid)
+  if (registry_.default_variant().priority == core::DeviceOptions::Priority::kAndroid)
     names.push_back(core::kAndroidPriorityFeature);
   return names;
 }
@@ -161,11 +117,12 @@ Filesystem::Resolved Filesystem::resolve(fuse_ino_t ino) const {
   if (ino == kFeaturesIno) return {Kind::kFeaturesDir};
   if (ino >= kFirstFeatureIno && ino < kFirstFeatureIno + feature_names().size())
     return {Kind::kFeature, ino - kFirstFeatureIno};
-  sync::LockGuard guard(lock_);
-  if (ino >= kFirstListingIno && ino < kFirstListingIno + devices_.size())
+  if (ino >= kFirstListingIno && ino < kFirstDeviceIno &&
+      registry_.frontend_of(ino - kFirstListingIno) == kBinderfs)
     return {Kind::kDevice, ino - kFirstListingIno};
+  sync::LockGuard guard(lock_);
   if (auto it = device_inodes_.find(ino); it != device_inodes_.end())
-    return {Kind::kDevice, it->second.device_index};
+    return {Kind::kDevice, it->second.device};
   return {};
 }
 
@@ -204,10 +161,10 @@ bool Filesystem::fill_attr(fuse_ino_t ino, struct stat& st) const {
   return false;
 }
 
-fuse_ino_t Filesystem::new_device_inode(std::size_t device_index) {
+fuse_ino_t Filesystem::new_device_inode(devices::DeviceId device) {
   sync::LockGuard guard(lock_);
   fuse_ino_t ino = next_device_ino_++;
-  device_inodes_.emplace(ino, DeviceInode{device_index, 1});
+  device_inodes_.emplace(ino, DeviceInode{device, 1});
   return ino;
 }
 
@@ -235,14 +192,10 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   } else if (wanted == LogsDir::kName) {
     entry.ino = LogsDir::kDirIno;
   } else {
-    std::optional<std::size_t> index;
-    {
-      sync::LockGuard guard(lock_);
-      index = find_device(wanted);
-    }
-    if (!index) return static_cast<void>(fuse::reply_err(req, ENOENT));
+    auto id = registry_.find(wanted, kBinderfs);
+    if (!id) return static_cast<void>(fuse::reply_err(req, ENOENT));
     // A fresh inode per lookup, never cached: passthrough takes one backing file per inode.
-    entry.ino = new_device_inode(*index);
+    entry.ino = new_device_inode(*id);
     entry.entry_timeout = 0;
     entry.attr_timeout = 0;
   }
@@ -276,9 +229,8 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t
     entries.push_back({kControlName, kControlIno, S_IFREG});
     entries.push_back({kFeaturesName, kFeaturesIno, S_IFDIR});
     entries.push_back({LogsDir::kName, LogsDir::kDirIno, S_IFDIR});
-    sync::LockGuard guard(lock_);
-    for (const auto& device : devices_)
-      if (!device.unlinked) entries.push_back({device.name, device.listing_ino, S_IFREG});
+    for (auto& device : registry_.devices_of(kBinderfs))
+      entries.push_back({std::move(device.name), kFirstListingIno + device.id, S_IFREG});
   } else if (ino == kFeaturesIno) {
     auto features = feature_names();
     for (std::size_t i = 0; i < features.size(); ++i)
@@ -333,14 +285,11 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
 }
 
-void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_index,
+void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, devices::DeviceId id,
                              fuse_file_info* fi) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  std::shared_ptr<core::Device> device;
-  {
-    sync::LockGuard guard(lock_);
-    device = devices_.at(device_index).device;
-  }
+  std::shared_ptr<core::Device> device = registry_.device(id);
+  if (!device) return static_cast<void>(fuse::reply_err(req, ENOENT));
   std::unique_ptr<core::BufferFile> buffers;
   try {
     buffers = create_buffer_space(device->name(), ctx->pid);
@@ -356,15 +305,17 @@ void Filesystem::open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_
     return static_cast<void>(fuse::reply_err(req, EIO));
   }
   core::OpenerIdentity opener = opener_of(*ctx);
-  auto proc = core::Proc::open(
-      device, opener, std::move(buffers),
-      std::make_unique<MapsFinder>(opener.pid, mount_device_.load(std::memory_order_relaxed), ino));
-  auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, fi->flags & O_NONBLOCK, ino);
+  const dev_t mount = mount_device_.load(std::memory_order_relaxed);
+  auto proc = core::Proc::open(device, opener, std::move(buffers),
+                               std::make_unique<MapsFinder>(opener.pid, mount, ino));
+  const bool nonblock = fi->flags & O_NONBLOCK;
+  // What stat() of the client's descriptor shows: `cused run` finds the proc by it.
+  registry_.add_open(proc, nonblock, devices::FileIdentity{mount, ino});
+  auto file = std::make_unique<OpenFile>(std::move(proc), backing_id, nonblock, ino);
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());
   fi->backing_id = backing_id;
   {
     sync::LockGuard guard(lock_);
-    opens_by_inode_[ino] = file.get();
     open_files_.emplace(file.get(), std::move(file));
   }
   fuse::reply_open(req, fi);
@@ -384,18 +335,11 @@ void Filesystem::read(fuse_req_t req, fuse_ino_t ino, std::size_t size, off_t of
 void Filesystem::flush(fuse_req_t req, fuse_file_info* fi) {
   if (fi->fh != 0 && file_of(fi).proc()) {
     OpenFile& file = file_of(fi);
-    if (close_observer_) close_observer_(*file.proc());
+    registry_.descriptor_closed(*file.proc());
     // The daemon's own close of a client file it held is not a client's close (own_closes.h).
     if (!OwnClose::closing(fuse_req_ctx(req)->pid)) file.proc()->flush();  // S1.8
   }
   fuse::reply_err(req, 0);
-}
-
-Filesystem::NodeOpen Filesystem::open_of_inode(fuse_ino_t ino) const {
-  sync::LockGuard guard(lock_);
-  auto it = opens_by_inode_.find(ino);
-  if (it == opens_by_inode_.end()) return {};
-  return {it->second->proc(), it->second->nonblock()};
 }
 
 void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
@@ -404,14 +348,9 @@ void Filesystem::release(fuse_req_t req, fuse_file_info* fi) {
     sync::LockGuard guard(lock_);
     auto node = open_files_.extract(reinterpret_cast<const OpenFile*>(fi->fh));
     if (!node.empty()) file = std::move(node.mapped());
-    if (file) {
-      auto by_inode = opens_by_inode_.find(file->ino());
-      if (by_inode != opens_by_inode_.end() && by_inode->second == file.get())
-        opens_by_inode_.erase(by_inode);
-    }
   }
-  if (file && file->proc() && close_observer_) close_observer_(*file->proc());
   if (file && file->proc()) {
+    registry_.remove_open(*file->proc());
     thread_exits_.forget(file->proc().get());
     run_guarded(
         RequestEntry::kBinderfs, "release", [&] { file->proc()->release(); },  // S1.9
@@ -456,11 +395,7 @@ void Filesystem::unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
   if (wanted == kControlName) return static_cast<void>(fuse::reply_err(req, EPERM));
   if (wanted == kFeaturesName || wanted == LogsDir::kName)
     return static_cast<void>(fuse::reply_err(req, EISDIR));
-  sync::LockGuard guard(lock_);
-  auto index = find_device(wanted);
-  if (!index) return static_cast<void>(fuse::reply_err(req, ENOENT));
-  devices_[*index].unlinked = true;
-  fuse::reply_err(req, 0);
+  fuse::reply_err(req, -registry_.unlink(wanted, kBinderfs));
 }
 
 // binderfs_rename (S10.4): simple_rename within the root, except that binder-control can be
@@ -476,21 +411,9 @@ int Filesystem::rename_device(const std::string& from, const std::string& to, un
   if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE | RENAME_EXCHANGE)) return -EINVAL;
   if (from == kControlName || to == kControlName) return -EPERM;
   if (reserved_name(from)) return -EPERM;
-  sync::LockGuard guard(lock_);
-  auto source = find_device(from);
-  if (!source) return -ENOENT;
+  if (!registry_.find(from, kBinderfs)) return -ENOENT;
   if (reserved_name(to)) return -EISDIR;  // a device onto a directory
-  auto target = find_device(to);
-  if (flags & RENAME_EXCHANGE) {
-    if (!target) return -ENOENT;
-    std::swap(devices_[*source].name, devices_[*target].name);
-    return 0;
-  }
-  if (target && (flags & RENAME_NOREPLACE)) return -EEXIST;
-  if (target == source) return 0;
-  if (target) devices_[*target].unlinked = true;  // the old target's procs keep it
-  devices_[*source].name = to;
-  return 0;
+  return registry_.rename(from, to, flags, kBinderfs);
 }
 
 void Filesystem::poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {

@@ -8,28 +8,29 @@
 // FUSE passthrough backing file, so the client's mmap maps that memfd (docs/design.md section 2).
 // Passthrough allows one backing file per inode, so every LOOKUP of a device returns a fresh
 // inode with entry timeout 0: each opener gets an inode of its own.
+//
+// The devices, their variants and their open procs are the daemon's DeviceRegistry
+// (cused/devices/device_registry.h), which the CUSE frontend and `cused run` use too; this class
+// is the FUSE adapter over it: the namespace as FUSE sees it (inodes, lookups, the reserved
+// names), the open files' FUSE handles, and the requests.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "core/alloc/page_lru.h"
 #include "core/device.h"
 #include "core/sync/mutex.h"
 #include "cused/binderfs/logs_dir.h"
+#include "cused/devices/device_registry.h"
 #include "cused/fuse/fuse.h"
 #include "cused/fuse/uring_requests.h"
-#include "cused/host/trace_recorder.h"
 #include "cused/request/interrupt_worker.h"
 #include "cused/thread_exit_watcher.h"
 
@@ -43,25 +44,20 @@ struct NodeAttributes {
 };
 
 struct FilesystemOptions {
+  // The devices the mount starts with, made in the registry. Those not given a variant in
+  // `variants` (`cused --device NAME:SPEC`) get the registry's default (`cused --variant`).
   std::vector<std::string> devices{"binder", "hwbinder", "vndbinder"};
-  // The variant of every device that is not given one in `variants` (`cused --variant`), also
-  // the base a spec is applied to (docs/design.md section 5).
-  core::DeviceOptions default_variant;
-  std::map<std::string, core::DeviceOptions> variants;  // by device name (`--device NAME:SPEC`)
-  // "Shrink now" for CUSED_CTL_SHRINK (the daemon's Shrinker); without it the ioctl is ENOTTY.
-  std::function<core::alloc::ReclaimResult()> shrink_now;
-  // The trace file CUSED_CTL_TRACE starts and stops (the daemon's); without it the ioctl is
-  // ENOTTY.
-  host::TraceRecorder* trace = nullptr;
+  std::map<std::string, core::DeviceOptions> variants;  // by device name
   NodeAttributes device_attributes;
-  std::size_t max_devices = 1u << 20;  // S10.1: binderfs's default and upper bound
 };
 
 class OpenFile;
 
 class Filesystem {
  public:
-  explicit Filesystem(FilesystemOptions options);
+  // Creates options.devices in `registry`, which must outlive the Filesystem. Throws
+  // std::system_error when one cannot be made (a name taken, or not valid).
+  Filesystem(devices::DeviceRegistry& registry, FilesystemOptions options);
   ~Filesystem();
   Filesystem(const Filesystem&) = delete;
   Filesystem& operator=(const Filesystem&) = delete;
@@ -77,41 +73,22 @@ class Filesystem {
   // not written into freed memory; the kernel ends those requests with the connection.
   void close_uring_replies() { uring_requests_.close(); }
 
-  // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC).
+  // S10.3: what BINDER_CTL_ADD does; 0 or -errno (EEXIST, EACCES, ENOSPC). The names of the
+  // root's other entries are taken (EEXIST).
   int add_device(const std::string& name, const core::DeviceOptions& variant);
+  // The devices in the root.
   std::vector<std::string> device_names() const;
-  // The device called `name`, or null.
-  std::shared_ptr<core::Device> device(const std::string& name) const;
+  devices::DeviceRegistry& registry() const { return registry_; }
   // The mount's device number: the client's mapping of a device node shows up in
   // /proc/<pid>/maps under it and the node's inode (passthrough maps the memfd but reports the
   // FUSE file).
   void set_mount_device(dev_t dev) { mount_device_.store(dev, std::memory_order_relaxed); }
   // The device of the mount (stat of the mount point, and of every node in it).
   dev_t mount_device() const { return mount_device_.load(std::memory_order_relaxed); }
-  // The proc of the open made on inode `ino` (what stat() of a client's descriptor of a device
-  // node shows: each open has an inode of its own), and its O_NONBLOCK; null if none is open.
-  struct NodeOpen {
-    std::shared_ptr<core::Proc> proc;
-    bool nonblock = false;
-  };
-  NodeOpen open_of_inode(fuse_ino_t ino) const;
-  // The procs thread group `tgid` has open on this mount's nodes (`cused run` closes their
-  // mappings when it sees the process unmap them).
-  std::vector<std::shared_ptr<core::Proc>> procs_of(pid_t tgid) const;
-  // Called whenever a descriptor of a device node is closed (FUSE flush and release) with that
-  // open's proc: the `cused run` frontend forgets which descriptor named which proc. Set before
-  // the mount serves.
-  void set_close_observer(std::function<void(const core::Proc&)> observer) {
-    close_observer_ = std::move(observer);
-  }
   // Client threads whose exit is being watched (tests).
   std::size_t watched_threads() const { return thread_exits_.watched(); }
   // ioctls that arrived over FUSE io_uring rather than /dev/fuse reads (proof of the mode).
   std::uint64_t uring_ioctls() const { return uring_ioctls_.load(std::memory_order_relaxed); }
-  // Open device files (procs) right now; for tests, stats and leak checks.
-  std::size_t open_procs() const;
-  // Calls `visit` for every open proc of thread group `pid` (tests poke at a proc's memfd).
-  void for_each_proc_of(pid_t pid, const std::function<void(core::Proc&)>& visit) const;
 
   // FUSE operations (called through operations()).
   void lookup(fuse_req_t req, fuse_ino_t parent, const char* name);
@@ -133,39 +110,33 @@ class Filesystem {
   LogsDir& logs() { return logs_; }
 
  private:
-  struct DeviceEntry {
-    std::string name;
-    std::shared_ptr<core::Device> device;
-    fuse_ino_t listing_ino;  // the inode readdir shows; lookups hand out fresh ones
-    bool unlinked = false;   // S10.4: gone from the namespace, alive for its open procs
-  };
+  // An inode handed out by a LOOKUP of a device (readdir shows a listing inode made from the
+  // device's id instead).
   struct DeviceInode {
-    std::size_t device_index;
+    devices::DeviceId device;
     std::uint64_t lookups;
   };
   enum class Kind { kRoot, kControl, kFeaturesDir, kFeature, kDevice, kLogs, kNone };
   std::vector<std::string_view> feature_names() const;
   struct Resolved {
     Kind kind = Kind::kNone;
-    std::size_t index = 0;  // feature or device index
+    std::size_t index = 0;  // feature index or device id
   };
 
   Resolved resolve(fuse_ino_t ino) const;
   bool fill_attr(fuse_ino_t ino, struct stat& st) const;
-  fuse_ino_t new_device_inode(std::size_t device_index);
-  void open_device(fuse_req_t req, fuse_ino_t ino, std::size_t device_index, fuse_file_info* fi);
-  // binder-control (control_ioctls.cc): BINDER_CTL_ADD and cused's own uapi/cused.h.
+  fuse_ino_t new_device_inode(devices::DeviceId device);
+  void open_device(fuse_req_t req, fuse_ino_t ino, devices::DeviceId id, fuse_file_info* fi);
+  // binder-control (control_ioctls.cc): BINDER_CTL_ADD, and cused's own uapi/cused.h served by
+  // the registry.
   void control_ioctl(fuse_req_t req, unsigned cmd, const void* in, std::size_t in_size);
   void add_device_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
-  void get_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
-  void set_variant_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
-  void shrink_ioctl(fuse_req_t req);
-  void trace_ioctl(fuse_req_t req, const void* in, std::size_t in_size);
-  // The device named `name` in the root, if there is one.
-  std::optional<std::size_t> find_device(const std::string& name) const CUSED_REQUIRES(lock_);
-  std::vector<std::shared_ptr<core::Device>> live_devices() const;
+  // add_device, with the new device's id.
+  devices::DeviceRegistry::Added create_device(const std::string& name,
+                                               const core::DeviceOptions& variant);
   int rename_device(const std::string& from, const std::string& to, unsigned flags);
 
+  devices::DeviceRegistry& registry_;
   const FilesystemOptions options_;
   InterruptWorker interrupts_;
   fuse::UringRequests uring_requests_;
@@ -175,13 +146,10 @@ class Filesystem {
   std::atomic<dev_t> mount_device_{0};
   std::atomic<std::uint64_t> uring_ioctls_{0};
 
-  mutable sync::Mutex lock_;  // guards the namespace: devices, inodes, open files
-  std::vector<DeviceEntry> devices_ CUSED_GUARDED_BY(lock_);
+  mutable sync::Mutex lock_;  // guards the inodes of lookups and the open files' handles
   std::map<fuse_ino_t, DeviceInode> device_inodes_ CUSED_GUARDED_BY(lock_);
   fuse_ino_t next_device_ino_ CUSED_GUARDED_BY(lock_);
   std::map<const OpenFile*, std::unique_ptr<OpenFile>> open_files_ CUSED_GUARDED_BY(lock_);
-  std::unordered_map<fuse_ino_t, const OpenFile*> opens_by_inode_ CUSED_GUARDED_BY(lock_);
-  std::function<void(const core::Proc&)> close_observer_;
   LogsDir logs_;
 };
 

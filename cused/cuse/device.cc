@@ -11,9 +11,11 @@
 #include <span>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "core/buffer_file.h"
 #include "core/ioctl_argument.h"
+#include "cused/devices/control_requests.h"
 #include "cused/fuse/ioctl_completion.h"
 #include "cused/fuse/request.h"
 #include "cused/opener.h"
@@ -32,7 +34,8 @@ void reply_error(fuse_req_t req, int error) { fuse::reply_err(req, error); }
 
 }  // namespace
 
-Device::Device(std::shared_ptr<core::Device> device) : device_(std::move(device)) {}
+Device::Device(devices::DeviceRegistry& registry, std::shared_ptr<core::Device> device)
+    : registry_(registry), device_(std::move(device)) {}
 
 Device::~Device() { release_all(); }
 
@@ -49,7 +52,10 @@ void Device::release_all() {
     files.swap(open_files_);
     by_token_.clear();
   }
-  for (auto& [key, file] : files) file->proc->release();
+  for (auto& [key, file] : files) {
+    registry_.remove_open(*file->proc);
+    file->proc->release();
+  }
 }
 
 std::uint64_t Device::new_token() const {
@@ -75,6 +81,8 @@ void Device::open(fuse_req_t req, fuse_file_info* fi) {
   }
   auto proc = core::Proc::open(device_, opener, std::move(buffers),
                                std::make_unique<ShimMappingFinder>(mapping, name()));
+  // Every open of the node is the same character device file: no identity of its own.
+  registry_.add_open(proc, (fi->flags & O_NONBLOCK) != 0);
   auto file = std::make_unique<OpenFile>(std::move(proc), (fi->flags & O_NONBLOCK) != 0,
                                          std::move(mapping));
   fi->fh = reinterpret_cast<std::uint64_t>(file.get());
@@ -98,9 +106,11 @@ void Device::release(fuse_req_t req, fuse_file_info* fi) {
       by_token_.erase(file->token);
     }
   }
-  if (file)
+  if (file) {
+    registry_.remove_open(*file->proc);
     run_guarded(
         RequestEntry::kCuse, "release", [&] { file->proc->release(); }, [](int) {});  // S1.9
+  }
   file.reset();  // closes the memfd before the release is answered
   fuse::reply_err(req, 0);
 }
@@ -108,7 +118,25 @@ void Device::release(fuse_req_t req, fuse_file_info* fi) {
 void Device::ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg, fuse_file_info* fi) {
   auto& file = *reinterpret_cast<OpenFile*>(fi->fh);
   if (cmd == uapi::CUSED_CUSE_GET_MAP_TOKEN) return token_ioctl(req, file, arg);
+  if (devices::is_control_ioctl(cmd)) return control_ioctl(req, cmd, arg);
   binder_ioctl(req, file, cmd, arg);
+}
+
+// binder-control's requests, on the node: the argument comes from and goes back to the caller's
+// memory (the ioctl is unrestricted). binder-control is root's alone; a CUSE node may be open to
+// anyone (--mode), so only root and the daemon's user are served here, the others get EPERM.
+void Device::control_ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  if (!devices::may_control(ctx->uid)) return reply_error(req, EPERM);
+  ProcessMemory caller(ctx->pid);
+  std::vector<std::byte> in((_IOC_DIR(cmd) & _IOC_WRITE) ? _IOC_SIZE(cmd) : 0);
+  if (!in.empty() && caller.read(arg, in.data(), in.size()) != 0) return reply_error(req, EFAULT);
+  devices::ControlAnswer answer =
+      devices::serve_control(registry_, {cmd, in, ctx->uid, "/dev/" + name()});
+  if (answer.error != 0) return reply_error(req, answer.error);
+  if (!answer.out.empty() && caller.write(arg, answer.out.data(), answer.out.size()) != 0)
+    return reply_error(req, EFAULT);
+  fuse::reply_ioctl(req, 0, nullptr, 0);
 }
 
 void Device::token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg) {

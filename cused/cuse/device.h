@@ -7,7 +7,11 @@
 //   the kernel to fetch it with an ioctl retry, which would cost one more round trip through the
 //   kernel and the daemon for every ioctl (docs/cuse.md);
 // * there is no mmap: the shim (client/preload) maps the open's memfd, see ShimMapping;
-// * there is no flush: CUSE does not forward close() of one of several descriptors (S1.8).
+// * there is no flush: CUSE does not forward close() of one of several descriptors (S1.8);
+// * the node answers cused's control ioctls itself (uapi/cused.h: variant, shrink, trace) for
+//   root and the daemon's user, as binder-control does on a mount (docs/cuse.md).
+//
+// The device and its open procs are in the daemon's DeviceRegistry, with binderfs's.
 #pragma once
 
 #include <sys/types.h>
@@ -23,6 +27,7 @@
 #include "core/sync/mutex.h"
 #include "cused/cuse/cuse.h"
 #include "cused/cuse/shim_mapping.h"
+#include "cused/devices/device_registry.h"
 #include "cused/request/interrupt_worker.h"
 #include "cused/thread_groups.h"
 
@@ -30,7 +35,8 @@ namespace cused::cuse {
 
 class Device {
  public:
-  explicit Device(std::shared_ptr<core::Device> device);
+  // Serves `device` of `registry`, which records the procs opened on it; both must outlive this.
+  Device(devices::DeviceRegistry& registry, std::shared_ptr<core::Device> device);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -64,7 +70,9 @@ class Device {
   std::uint64_t new_token() const CUSED_REQUIRES(lock_);
   void binder_ioctl(fuse_req_t req, OpenFile& file, unsigned cmd, std::uint64_t arg);
   void token_ioctl(fuse_req_t req, const OpenFile& file, std::uint64_t arg);
+  void control_ioctl(fuse_req_t req, unsigned cmd, std::uint64_t arg);
 
+  devices::DeviceRegistry& registry_;
   const std::shared_ptr<core::Device> device_;
   InterruptWorker interrupts_;
   mutable sync::Mutex lock_;  // guards the open files

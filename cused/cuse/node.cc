@@ -1,6 +1,11 @@
 #include "cused/cuse/node.h"
 
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 #include "uapi/cused_cuse.h"
 
@@ -12,13 +17,27 @@ std::string make_socket_path(const NodeOptions& options) {
   std::filesystem::path dir =
       options.socket_dir.empty() ? uapi::kCuseSocketDir : options.socket_dir;
   std::filesystem::create_directories(dir);
-  return (dir / (options.device->name() + ".sock")).string();
+  return (dir / (options.name + ".sock")).string();
+}
+
+devices::DeviceId register_device(devices::DeviceRegistry& registry, const NodeOptions& options) {
+  auto added = registry.add_device(options.name, options.variant, devices::Frontend::kCuse);
+  if (added.error == 0) return added.id;
+  throw std::runtime_error(fmt::format(
+      "cused: --cuse {}: {}{}", options.name, std::strerror(-added.error),
+      added.error == -EEXIST ? " (device names are the daemon's: the mount or another --cuse has "
+                               "it)"
+                             : ""));
 }
 
 }  // namespace
 
-Node::Node(NodeOptions options)
-    : device_(options.device),
+Node::Registration::Registration(devices::DeviceRegistry& registry, const NodeOptions& options)
+    : registry_(registry), id_(register_device(registry, options)) {}
+
+Node::Node(devices::DeviceRegistry& registry, NodeOptions options)
+    : registration_(registry, options),
+      device_(registry, registration_.device()),
       map_server_(make_socket_path(options),
                   [this](std::uint64_t token) { return device_.mapping_of(token); }),
       session_(device_, options.session) {}

@@ -30,9 +30,8 @@ FdResolver::Resolved FdResolver::look_up(pid_t tid, int fd) const {
   std::string path = fmt::format("/proc/{}/fd/{}", tid, fd);
   // DONT_SYNC: the inode's cached attributes, so a FUSE file costs no GETATTR round trip.
   if (statx(AT_FDCWD, path.c_str(), AT_STATX_DONT_SYNC, STATX_INO, &file) != 0) return {};
-  dev_t mount = filesystem_.mount_device();
-  if (mount == 0 || makedev(file.stx_dev_major, file.stx_dev_minor) != mount) return {};
-  binderfs::Filesystem::NodeOpen open = filesystem_.open_of_inode(file.stx_ino);
+  devices::OpenProc open = registry_.open_of(
+      {makedev(file.stx_dev_major, file.stx_dev_minor), static_cast<ino_t>(file.stx_ino)});
   return {std::move(open.proc), open.nonblock};
 }
 

@@ -99,10 +99,10 @@ std::string socket_path_for(dev_t dev) {
   return fmt::format("{}/mount-{}:{}.sock", uapi::kRunSocketDir, major(dev), minor(dev));
 }
 
-RunServer::RunServer(binderfs::Filesystem& filesystem, unsigned receivers)
-    : filesystem_(filesystem),
-      socket_path_(socket_path_for(filesystem.mount_device())),
-      resolver_(filesystem),
+RunServer::RunServer(devices::DeviceRegistry& registry, dev_t mount_device, unsigned receivers)
+    : registry_(registry),
+      socket_path_(socket_path_for(mount_device)),
+      resolver_(registry),
       receivers_per_program_(receivers ? receivers
                                        : std::max(2u, std::thread::hardware_concurrency())) {
   socket_fd_ = listen_on(socket_path_);
@@ -111,7 +111,7 @@ RunServer::RunServer(binderfs::Filesystem& filesystem, unsigned receivers)
   if (epoll_fd_ < 0 || stop_fd_ < 0) fail("epoll");
   add_to_epoll(epoll_fd_, stop_fd_, kStopKey, EPOLLIN);
   add_to_epoll(epoll_fd_, socket_fd_, kSocketKey, EPOLLIN);
-  filesystem_.set_close_observer([this](const core::Proc& proc) { resolver_.forget(proc); });
+  registry_.set_close_observer([this](const core::Proc& proc) { resolver_.forget(proc); });
   control_ = std::thread([this] { run_control(); });
 }
 
@@ -119,7 +119,7 @@ RunServer::~RunServer() {
   std::uint64_t one = 1;
   [[maybe_unused]] auto written = write(stop_fd_, &one, sizeof one);
   control_.join();
-  filesystem_.set_close_observer({});
+  registry_.set_close_observer({});
   std::map<std::uint64_t, std::unique_ptr<Served>> programs;
   {
     sync::LockGuard guard(lock_);
@@ -240,7 +240,7 @@ void RunServer::accept_attach() {
 void RunServer::close_binder_mappings(pid_t tid, std::uint64_t start, std::uint64_t length) {
   pid_t tgid = thread_groups_.of(tid);
   if (!tgid) return;
-  for (const auto& proc : filesystem_.procs_of(tgid)) {
+  for (const auto& proc : registry_.procs_of(tgid)) {
     core::alloc::Allocator& space = proc->allocator();
     std::uint64_t begin = space.vm_start(), end = begin + space.size();
     if (space.is_mapped() && start < end && begin - std::min(begin, start) < length) space.unmap();
@@ -264,7 +264,7 @@ int RunServer::binder_mmap_refusal(pid_t tid, int fd, const MmapCall& call) {
 int RunServer::mprotect_refusal(pid_t tid, std::uint64_t start, std::uint64_t length) {
   pid_t tgid = thread_groups_.of(tid);
   if (!tgid) return 0;
-  for (const auto& proc : filesystem_.procs_of(tgid)) {
+  for (const auto& proc : registry_.procs_of(tgid)) {
     if (!proc->ensure_mapped()) continue;
     core::alloc::Allocator& space = proc->allocator();
     if (mprotect_reaches(start, length, space.vm_start(), space.vm_start() + space.size()))

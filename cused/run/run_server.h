@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/sync/mutex.h"
-#include "cused/binderfs/filesystem.h"
+#include "cused/devices/device_registry.h"
 #include "cused/request/blocking_workers.h"
 #include "cused/request/interrupt_worker.h"
 #include "cused/request/signal_watcher.h"
@@ -35,12 +35,13 @@ inline constexpr char kReceiverThreadName[] = "cused-receive";
 
 class RunServer {
  public:
-  // Listens on socket_path_for(filesystem.mount_device()); each program is served by
+  // Serves the opens of `registry`'s devices on the mount whose device number is `mount_device`:
+  // listens on socket_path_for(mount_device); each program is served by
   // `receivers` threads of its own (0: one per CPU, at least 2), one at a time blocked in
   // SECCOMP_IOCTL_NOTIF_RECV (receive_turns.h): a notification costs one system call to
   // receive, none to arm, and wakes one thread.
   // Throws std::system_error when the socket cannot be made.
-  RunServer(binderfs::Filesystem& filesystem, unsigned receivers = 0);
+  RunServer(devices::DeviceRegistry& registry, dev_t mount_device, unsigned receivers = 0);
   // Stops serving: every program's listener is closed, so its pending and later binder ioctls
   // fail with ENOSYS (the kernel's answer when a listener goes away) instead of hanging.
   ~RunServer();
@@ -73,7 +74,7 @@ class RunServer {
   int mprotect_refusal(pid_t tid, std::uint64_t start, std::uint64_t length);
   void drop(std::uint64_t key) CUSED_EXCLUDES(lock_);
 
-  binderfs::Filesystem& filesystem_;
+  devices::DeviceRegistry& registry_;
   std::string socket_path_;
   int socket_fd_ = -1;
   int epoll_fd_ = -1;

@@ -407,13 +407,14 @@ std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
     fs_options.devices = {"binder", "hwbinder", "vndbinder", "run-hwbinder", "run-vndbinder"};
     // The process's timer on the default Driver, as the daemon's main() gives it.
     cused::core::Driver::shared_default()->set_timer(cused::host::ThreadTimer::shared());
-    cused::binderfs::Filesystem filesystem(fs_options);
+    cused::devices::DeviceRegistry registry;
+    cused::binderfs::Filesystem filesystem(registry, fs_options);
     cused::binderfs::MountOptions options;
     options.mountpoint = cused_dir;
     options.io_uring = io_uring;
     cused::binderfs::Mount mount(filesystem, options);
     std::optional<cused::run::RunServer> run_server;
-    if (with_run) run_server.emplace(filesystem);
+    if (with_run) run_server.emplace(registry, filesystem.mount_device());
     mount.serve_in_background();
     // One device per reply flow and transport, each with its own context manager.
     CallServer legacy_server(cused_dir + "/hwbinder", false);

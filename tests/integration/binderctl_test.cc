@@ -216,6 +216,26 @@ TEST_F(BinderctlTest, TraceStartsAndStopsOnARunningDaemon) {
 }
 
 // state and stats print binder_logs/ files; a mount without them says so and fails.
+// A device given as a path is a CUSE node (docs/cuse.md; the guest's cuse-variant-live changes
+// one's variant): a mount's node is not one, and binderctl says how to name it instead; a CUSE
+// node that does not exist is the open's error. The variant is left alone.
+TEST_F(BinderctlTest, ADevicePathThatIsNoCuseNodeIsSaidToBeNone) {
+  ASSERT_TRUE(start_daemon({"--device", "binder"}));
+  auto on_mount_node = binderctl("set " + dir_ + "/binder pages=lazy");
+  EXPECT_EQ(exit_status(on_mount_node), 1) << on_mount_node.output;
+  EXPECT_NE(on_mount_node.output.find("is not a CUSE node"), std::string::npos)
+      << on_mount_node.output;
+  EXPECT_NE(on_mount_node.output.find("binderctl --mount DIR set NAME"), std::string::npos)
+      << on_mount_node.output;
+  auto missing = binderctl("--cuse /dev/cused-no-such-node shrink");
+  EXPECT_EQ(exit_status(missing), 1) << missing.output;
+  EXPECT_NE(missing.output.find("open /dev/cused-no-such-node: No such file or directory"),
+            std::string::npos)
+      << missing.output;
+  auto show = binderctl("show binder");
+  EXPECT_EQ(show.output.find("pages=lazy"), std::string::npos) << show.output;
+}
+
 TEST_F(BinderctlTest, StateWithoutBinderLogsSaysSo) {
   auto state =
       run_shell(testing::binary_from_env("BINDERCTL_BINARY") + " --mount " + dir_ + " state");

@@ -117,14 +117,14 @@ TEST_F(BinderfsTest, MmapSharesTheProcsMemfd_AndPunchedPageIsGone) {
   ASSERT_EQ(device.map(), 0);
   constexpr std::size_t kOffset = 5 * 4096 + 123;
   int procs = 0;
-  mount_.filesystem().for_each_proc_of(getpid(), [&](core::Proc& proc) {
+  mount_.registry().for_each_proc_of(getpid(), [&](core::Proc& proc) {
     proc.buffers().data()[kOffset] = std::byte{0x5a};
     ++procs;
   });
   ASSERT_EQ(procs, 1);
   EXPECT_EQ(device.mapping()[kOffset], std::byte{0x5a});
 
-  mount_.filesystem().for_each_proc_of(getpid(), [&](core::Proc& proc) {
+  mount_.registry().for_each_proc_of(getpid(), [&](core::Proc& proc) {
     EXPECT_TRUE(proc.buffers().page_resident(5 * 4096));
     EXPECT_EQ(proc.buffers().punch_hole(5 * 4096, 4096), 0);
     EXPECT_FALSE(proc.buffers().page_resident(5 * 4096));
@@ -139,7 +139,7 @@ TEST_F(BinderfsTest, S1_1_TwoOpensHaveIndependentBuffers) {
   ASSERT_EQ(first.map(), 0);
   ASSERT_EQ(second.map(), 0);
   std::vector<core::Proc*> procs;
-  mount_.filesystem().for_each_proc_of(getpid(), [&](core::Proc& proc) { procs.push_back(&proc); });
+  mount_.registry().for_each_proc_of(getpid(), [&](core::Proc& proc) { procs.push_back(&proc); });
   ASSERT_EQ(procs.size(), 2u);
   procs[0]->buffers().data()[100] = std::byte{1};
   procs[1]->buffers().data()[100] = std::byte{2};
@@ -290,7 +290,7 @@ TEST_F(BinderfsTest, S1_9_KilledClientWithParkedReadIsReleased) {
   ASSERT_EQ(read(ready[0], &byte, 1), 1);
   close(ready[0]);
   EXPECT_TRUE(mount_.wait_for_parked_read(child, child)) << "the child's read never parked";
-  EXPECT_EQ(mount_.filesystem().open_procs(), 1u);
+  EXPECT_EQ(mount_.registry().open_procs(), 1u);
   kill(child, SIGKILL);
   int status;
   ASSERT_EQ(waitpid(child, &status, 0), child);

@@ -265,7 +265,7 @@ bool run_client(const std::string& device, int index, int calls, Tally& tally, C
 // Every buffer a proc of `pid` ever got is free again: one free block spans the space.
 void expect_allocator_empty(testing::MountedBinderfs& mount, pid_t pid) {
   int procs = 0;
-  mount.filesystem().for_each_proc_of(pid, [&](core::Proc& proc) {
+  mount.registry().for_each_proc_of(pid, [&](core::Proc& proc) {
     ++procs;
     core::alloc::AllocatorStats stats = proc.allocator().stats();
     EXPECT_EQ(stats.allocated_buffers, 0u) << "pid " << pid;
@@ -282,13 +282,13 @@ class DaemonStress : public ::testing::TestWithParam<const char*> {};
 TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeaks) {
   auto variant = core::parse_device_variant(GetParam());
   ASSERT_TRUE(std::holds_alternative<core::DeviceOptions>(variant)) << GetParam();
-  binderfs::FilesystemOptions fs_options;
-  fs_options.default_variant = std::get<core::DeviceOptions>(variant);
+  devices::RegistryOptions registry_options;
+  registry_options.default_variant = std::get<core::DeviceOptions>(variant);
   host::ShrinkerOptions shrinker_options;
   shrinker_options.stress = true;
   core::Driver& driver = *core::Driver::shared_default();
   host::ShrinkerThread shrinker(driver.page_lru(), std::move(shrinker_options));
-  testing::MountedBinderfs mount(fs_options);
+  testing::MountedBinderfs mount({}, {}, registry_options);
   const std::string device = mount.path("binder");
   testing::ToolProcess servicemanager(
       {testing::binary_from_env("SERVICEMANAGER_BINARY"), "--device", device});

@@ -141,7 +141,7 @@ class Faults : public ::testing::Test {
 
   // Nothing of the clients is left: no proc, no fd (memfds included), and the mount answers.
   void expect_clean() {
-    EXPECT_TRUE(mount_.wait_for_open_procs(0)) << mount_.filesystem().open_procs() << " procs";
+    EXPECT_TRUE(mount_.wait_for_open_procs(0)) << mount_.registry().open_procs() << " procs";
     for (int i = 0; i < 200 && count_open_fds() != baseline_fds_; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(count_open_fds(), baseline_fds_);
@@ -248,8 +248,8 @@ TEST_F(Faults, ThreadExitsWithQueuedDeath_S11_6) {
     // BR_DEAD_BINDER: the thread must exit once it is queued, which is what this test is about.
     auto queued_work = [&] {
       std::size_t todo = 0;
-      mount_.filesystem().for_each_proc_of(getpid(),
-                                           [&](core::Proc& proc) { todo += proc.counts().todo; });
+      mount_.registry().for_each_proc_of(getpid(),
+                                         [&](core::Proc& proc) { todo += proc.counts().todo; });
       return todo;
     };
     ASSERT_TRUE(testing::wait_until([&] { return queued_work() == 1; })) << queued_work();

@@ -57,18 +57,21 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 
 namespace {
 
-// A Filesystem on the default Driver, given the process's timer first, as the daemon's main()
-// gives it before any device is made.
-std::unique_ptr<binderfs::Filesystem> filesystem_with_timer(binderfs::FilesystemOptions options) {
+// A registry whose devices are on the default Driver, given the process's timer first, as the
+// daemon's main() gives it before any device is made.
+std::unique_ptr<devices::DeviceRegistry> registry_with_timer(devices::RegistryOptions options) {
   core::Driver::shared_default()->set_timer(host::ThreadTimer::shared());
-  return std::make_unique<binderfs::Filesystem>(std::move(options));
+  return std::make_unique<devices::DeviceRegistry>(std::move(options));
 }
 
 }  // namespace
 
 MountedBinderfs::MountedBinderfs(binderfs::FilesystemOptions options,
-                                 binderfs::MountOptions mount_options)
-    : dir_(make_temp_dir("cused-test-")), filesystem_(filesystem_with_timer(std::move(options))) {
+                                 binderfs::MountOptions mount_options,
+                                 devices::RegistryOptions registry_options)
+    : dir_(make_temp_dir("cused-test-")),
+      registry_(registry_with_timer(std::move(registry_options))),
+      filesystem_(std::make_unique<binderfs::Filesystem>(*registry_, std::move(options))) {
   mount_options.mountpoint = dir_;
   mount_ = std::make_unique<binderfs::Mount>(*filesystem_, mount_options);
   mount_->serve_in_background();
@@ -103,14 +106,14 @@ void MountedBinderfs::watch(std::chrono::seconds limit) {
 bool MountedBinderfs::wait_for_open_procs(std::size_t count, int timeout_ms) const {
   const core::Driver& driver = *core::Driver::shared_default();
   return wait_until(
-      [&] { return filesystem_->open_procs() == count && driver.proc_count() == count; },
+      [&] { return registry_->open_procs() == count && driver.proc_count() == count; },
       std::chrono::milliseconds(timeout_ms));
 }
 
 bool MountedBinderfs::wait_for_parked_read(pid_t pid, pid_t tid, int timeout_ms) const {
   auto parked = [&] {
     bool found = false;
-    filesystem_->for_each_proc_of(pid, [&](core::Proc& proc) {
+    registry_->for_each_proc_of(pid, [&](core::Proc& proc) {
       found = found || (proc.thread_looper(tid).value_or(0) & core::kLooperWaiting) != 0;
     });
     return found;

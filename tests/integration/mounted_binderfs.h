@@ -16,18 +16,22 @@
 
 #include "cused/binderfs/filesystem.h"
 #include "cused/binderfs/mount.h"
+#include "cused/devices/device_registry.h"
 
 namespace cused::testing {
 
 class MountedBinderfs {
  public:
   explicit MountedBinderfs(binderfs::FilesystemOptions options = {},
-                           binderfs::MountOptions mount_options = {});
+                           binderfs::MountOptions mount_options = {},
+                           devices::RegistryOptions registry_options = {});
   ~MountedBinderfs();
 
   const std::string& dir() const { return dir_; }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
   binderfs::Filesystem& filesystem() { return *filesystem_; }
+  // The devices and open procs the mount serves.
+  devices::DeviceRegistry& registry() { return *registry_; }
   // Waits (bounded) until the daemon holds `count` open procs and the driver (binder_logs) no
   // other; true if it got there. FUSE sends RELEASE after close() has returned, and the daemon
   // drops the open file before the proc's release takes the proc out of the driver, so both
@@ -47,6 +51,7 @@ class MountedBinderfs {
   void watch(std::chrono::seconds limit);
 
   std::string dir_;
+  std::unique_ptr<devices::DeviceRegistry> registry_;
   std::unique_ptr<binderfs::Filesystem> filesystem_;
   std::unique_ptr<binderfs::Mount> mount_;
   std::mutex watchdog_lock_;

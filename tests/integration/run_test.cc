@@ -98,7 +98,7 @@ int read_words(int fd, std::uint32_t (&words)[16]) {
 
 class RunTest : public ::testing::Test {
  protected:
-  RunTest() { server_.emplace(mount_.filesystem()); }
+  RunTest() { server_.emplace(mount_.registry(), mount_.filesystem().mount_device()); }
   std::string node() const { return mount_.path("binder"); }
 
   // A program that calls handle 0 (the 20 calls of its warm-up, then `warmed`), waits for `go`,

@@ -72,12 +72,18 @@ class LogCapture {
   }
 };
 
-binderfs::FilesystemOptions options_with(host::ShrinkerThread* shrinker = nullptr) {
+binderfs::FilesystemOptions options_with() {
   binderfs::FilesystemOptions options;
   options.devices = {"binder", "fast"};
   auto fast = core::parse_device_variant("alloc_lock=spin-install,defer_complete=off");
   options.variants["fast"] = std::get<core::DeviceOptions>(fast);
-  if (shrinker) options.shrink_now = [shrinker] { return shrinker->shrink_now(); };
+  return options;
+}
+
+// A registry whose CUSED_CTL_SHRINK runs `shrinker`.
+devices::RegistryOptions shrinking_with(host::ShrinkerThread& shrinker) {
+  devices::RegistryOptions options;
+  options.shrink_now = [&shrinker] { return shrinker.shrink_now(); };
   return options;
 }
 
@@ -117,7 +123,7 @@ class VariantsTest : public ::testing::Test {
   // The variants of this process's open procs.
   std::multiset<std::string> proc_variants() {
     std::multiset<std::string> variants;
-    mount_.filesystem().for_each_proc_of(
+    mount_.registry().for_each_proc_of(
         getpid(), [&](core::Proc& proc) { variants.insert(core::to_string(proc.options())); });
     return variants;
   }
@@ -222,7 +228,7 @@ TEST_F(VariantsTest, ChangeAppliesToProcsOpenedAfterwardsOnly) {
   ASSERT_EQ(after.version(), 8);
   EXPECT_EQ(proc_variants(), (std::multiset<std::string>{kDefault, changed}));
   std::multiset<core::alloc::LockVariant> locks;
-  mount_.filesystem().for_each_proc_of(
+  mount_.registry().for_each_proc_of(
       getpid(), [&](core::Proc& proc) { locks.insert(proc.allocator().variant().lock); });
   EXPECT_EQ(locks, (std::multiset<core::alloc::LockVariant>{core::alloc::LockVariant::mutex,
                                                             core::alloc::LockVariant::spin}));
@@ -297,7 +303,7 @@ void receive_and_free(const BinderDevice& manager) {
 // freed; a page left unused by a freed buffer is among them.
 TEST(VariantsShrinkTest, ShrinkNowReclaimsUnusedPages) {
   host::ShrinkerThread shrinker(core::Driver::shared_default()->page_lru());
-  testing::MountedBinderfs mount(options_with(&shrinker));
+  testing::MountedBinderfs mount(options_with(), {}, shrinking_with(shrinker));
   BinderDevice manager(mount.path("binder"));
   ASSERT_EQ(manager.map(), 0);
   int zero = 0;
@@ -347,7 +353,7 @@ TEST(VariantsLiveTest, DeferCompleteChangeReachesLaterProcsOnly) {
   EXPECT_LE(legacy, 3.2);
 
   std::vector<std::string> manager_variants;
-  mount.filesystem().for_each_proc_of(servicemanager.pid(), [&](core::Proc& proc) {
+  mount.registry().for_each_proc_of(servicemanager.pid(), [&](core::Proc& proc) {
     manager_variants.push_back(core::to_string(proc.options()));
   });
   EXPECT_EQ(manager_variants, std::vector<std::string>{kDefault});
