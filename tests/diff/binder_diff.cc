@@ -44,6 +44,7 @@
 #include "tests/diff/event_lines.h"
 #include "tests/diff/event_source.h"
 #include "tests/diff/generator.h"
+#include "tests/diff/late_answer.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/trace_line.h"
 #include "tests/fuzz/script_input.h"
@@ -336,31 +337,9 @@ RunOptions patient(RunOptions options) {
   return options;
 }
 
-// Whether the first run's divergence is a late answer, which the harness can show is timing:
-// one side parked a call (or gave no answer within the settle time) that the other answered at
-// the same step and thread, or one side's diverging line, but for its step, is a later line of
-// the other (a woken call answered at a later step). Anything else that a slower run does not
-// show is a divergence that depends on timing (a race in cused that shows in some runs).
-bool late_answer(const Trace& kernel, const Trace& cused, const Verdict& v) {
-  auto k = cused::diff::parse_trace_line(v.kernel), c = cused::diff::parse_trace_line(v.cused);
-  auto parked = [](const cused::diff::TraceLine& l) {
-    return l.kind == cused::diff::TraceLine::Kind::kParked;
-  };
-  if (k.step == c.step && k.thread == c.thread && !k.thread.empty() && parked(k) != parked(c))
-    return true;
-  auto unstepped = [](const std::string& line) { return line.substr(line.find(' ')); };
-  auto later_in = [&](const Trace& trace, std::size_t from, const std::string& line) {
-    return from <= trace.size() &&
-           std::any_of(trace.begin() + static_cast<long>(from), trace.end(),
-                       [&](const std::string& l) { return unstepped(l) == unstepped(line); });
-  };
-  return (v.line <= kernel.size() && later_in(cused, v.cused_line, v.kernel)) ||
-         (v.cused_line <= cused.size() && later_in(kernel, v.line, v.cused));
-}
-
 // cused's trace of `bytes` against the kernel's. A divergence is run again at the patient
 // settle time; the first run's divergence is printed either way, and a slower run that matches
-// counts as timing only when the first difference was a late answer (late_answer), else as
+// counts as timing only when the first difference was a late answer (late_answer.h), else as
 // "diverged, timing-dependent". With `events`, the first run is traced: its binder events are
 // kept while that run is the one judged.
 struct Judged {
@@ -384,7 +363,7 @@ Judged judge(const std::string& name, const Trace& kernel, const std::vector<std
   Trace slower = run_script_on_device(bytes, patient(options));
   Verdict again = compare(kernel, slower, path);
   if (again.kind == Verdict::kDiverged) return judged;
-  bool shown = late_answer(kernel, judged.cused, v);
+  bool shown = cused::diff::late_answer(kernel, judged.cused, v);
   fmt::print(
       "{}: diverged at {} ms a step, the same at {} ms: {}\n  first run, kernel line {}: {}\n"
       "  first run, cused line {}: {}\n",
