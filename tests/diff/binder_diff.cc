@@ -44,6 +44,7 @@
 #include "tests/diff/event_lines.h"
 #include "tests/diff/event_source.h"
 #include "tests/diff/generator.h"
+#include "tests/diff/late_answer.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/trace_line.h"
 #include "tests/fuzz/script_input.h"
@@ -121,28 +122,55 @@ void print_documented(const std::string& name, const Verdict& v) {
   for (const auto& d : v.documented)
     fmt::print("documented {} at line {} ({}):\n  kernel: {}\n  cused:  {}\n", name, d.line,
                d.deviation, d.kernel, d.cused);
-  if (v.not_compared) fmt::print("{}: {} lines not compared\n", name, v.not_compared);
+  if (v.not_compared || v.cused_not_compared)
+    fmt::print(
+        "{}: not compared (the documented deviation's effect goes on in their slots): {} "
+        "kernel lines, {} cused lines\n",
+        name, v.not_compared, v.cused_not_compared);
 }
 
 struct Tally {
-  std::size_t scripts = 0, lines = 0, not_compared = 0, same = 0, diverged = 0;
+  std::size_t scripts = 0, lines = 0, not_compared = 0, cused_not_compared = 0, same = 0,
+              diverged = 0;
+  std::size_t timing_shown = 0;        // diverged, the same slower, the difference a late answer
+  std::size_t timing_dependent = 0;    // diverged, the same slower, not shown to be timing
+  std::size_t unstable = 0;            // campaign: the kernel's runs differ before the divergence
+  std::size_t unstable_unmatched = 0;  // of those, cused matches neither kernel run
   std::map<std::string, std::size_t> documented;  // scripts with the deviation
+  std::size_t documented_scripts = 0;
 
   void add(const Verdict& v) {
     scripts++;
     lines += v.compared;
     not_compared += v.not_compared;
+    cused_not_compared += v.cused_not_compared;
     if (v.kind == Verdict::kSame) same++;
     if (v.kind == Verdict::kDiverged) diverged++;
+    if (v.kind == Verdict::kDocumented) documented_scripts++;
     std::set<std::string> names;
     for (const auto& d : v.documented) names.insert(d.deviation);
     for (const auto& name : names) documented[name]++;
   }
+  bool failed() const { return diverged || timing_dependent || unstable_unmatched; }
+  // A judged script: its verdict, and how the slower rerun classed it.
+  void add(const Verdict& v, bool timing_shown_slower, bool timing_dependent_divergence) {
+    add(v);
+    timing_shown += timing_shown_slower;
+    if (timing_dependent_divergence) diverged--, timing_dependent++;
+  }
   void print(const std::string& what) const {
-    fmt::print("{}: {} scripts, {} trace lines compared, {} not compared: {} the same, {} diverged",
-               what, scripts, lines, not_compared, same, diverged);
+    fmt::print(
+        "{}: {} scripts, {} trace lines compared, not compared {} kernel and {} cused lines: {} "
+        "the same, {} diverged",
+        what, scripts, lines, not_compared, cused_not_compared, same, diverged);
     for (const auto& [name, count] : documented) fmt::print(", {} documented ({})", count, name);
     fmt::print("\n");
+    fmt::print(
+        "{}: {} diverged, {} documented, {} diverged timing-dependent, {} unstable ({} where cused "
+        "matches neither kernel run); {} the same only at the slower settle time, shown to be "
+        "timing\n",
+        what, diverged, documented_scripts, timing_dependent, unstable, unstable_unmatched,
+        timing_shown);
   }
 };
 
@@ -309,28 +337,45 @@ RunOptions patient(RunOptions options) {
   return options;
 }
 
-// cused's trace of `bytes` against the kernel's, a divergence confirmed at the patient settle
-// time before it stands. With `events`, the first run is traced: its binder events are kept
-// while that run is the one judged.
+// cused's trace of `bytes` against the kernel's. A divergence is run again at the patient
+// settle time; the first run's divergence is printed either way, and a slower run that matches
+// counts as timing only when the first difference was a late answer (late_answer.h), else as
+// "diverged, timing-dependent". With `events`, the first run is traced: its binder events are
+// kept while that run is the one judged.
 struct Judged {
   Verdict verdict;
   Trace cused;
   bool needed_patience = false;                    // diverged at --settle-ms, the same when slower
+  bool timing_shown = false;                       // and the first difference a late answer
   std::optional<std::vector<std::string>> events;  // of the run judged, if it was traced
 };
 
-Judged judge(const Trace& kernel, const std::vector<std::uint8_t>& bytes, const RunOptions& options,
-             const std::string& path, cused::diff::EventSource* events = nullptr) {
+Judged judge(const std::string& name, const Trace& kernel, const std::vector<std::uint8_t>& bytes,
+             const RunOptions& options, const std::string& path,
+             cused::diff::EventSource* events = nullptr) {
   Judged judged;
   EventRun first = run_traced_if(bytes, options, events);
   judged.cused = std::move(first.run.trace);
   if (events) judged.events = std::move(first.events);
   judged.verdict = compare(kernel, judged.cused, path);
   if (judged.verdict.kind != Verdict::kDiverged) return judged;
+  const Verdict& v = judged.verdict;
   Trace slower = run_script_on_device(bytes, patient(options));
   Verdict again = compare(kernel, slower, path);
-  if (again.kind != Verdict::kDiverged) judged = {again, std::move(slower), true, std::nullopt};
-  return judged;
+  if (again.kind == Verdict::kDiverged) return judged;
+  bool shown = cused::diff::late_answer(kernel, judged.cused, v);
+  fmt::print(
+      "{}: diverged at {} ms a step, the same at {} ms: {}\n  first run, kernel line {}: {}\n"
+      "  first run, cused line {}: {}\n",
+      name, options.settle.count(), patient(options).settle.count(),
+      shown ? "timing (the first difference is a late answer)"
+            : "DIVERGED, TIMING-DEPENDENT (the first difference is not a late answer)",
+      v.line, v.kernel, v.cused_line, v.cused);
+  if (!shown) {
+    judged.needed_patience = true;
+    return judged;  // the first run's divergence stands
+  }
+  return {again, std::move(slower), true, true, std::nullopt};
 }
 
 // The event comparison's count over a corpus or a campaign (docs/reliability.md, "Trace events").
@@ -399,30 +444,24 @@ int compare_corpus(const RunOptions& options, const fs::path& corpus, const std:
                    cused::diff::EventSource* cused_events) {
   Tally tally;
   EventTally event_tally;
-  std::size_t confirmed_slowly = 0;
   for (const auto& script : scripts_in(corpus)) {
     if (!fs::exists(kernel_trace_of(script))) continue;
     Trace kernel = read_trace(kernel_trace_of(script));
     bool with_events = cused_events && fs::exists(kernel_events_of(script));
-    Judged judged =
-        judge(kernel, read_bytes(script), options, path, with_events ? cused_events : nullptr);
+    std::string name = script.filename().string();
+    Judged judged = judge(name, kernel, read_bytes(script), options, path,
+                          with_events ? cused_events : nullptr);
     const Verdict& v = judged.verdict;
-    if (judged.needed_patience) {
-      fmt::print("{}: the same at {} ms a step (moved at {} ms)\n", script.filename().string(),
-                 patient(options).settle.count(), options.settle.count());
-      confirmed_slowly++;
-    }
-    tally.add(v);
-    print_documented(script.filename().string(), v);
-    if (v.kind == Verdict::kDiverged) print_divergence(script.filename().string(), v);
+    bool timing_dependent = v.kind == Verdict::kDiverged && judged.needed_patience;
+    tally.add(v, judged.timing_shown, timing_dependent);
+    print_documented(name, v);
+    if (v.kind == Verdict::kDiverged) print_divergence(name, v);
     if (with_events)
-      compare_script_events(script.filename().string(), judged,
-                            read_trace(kernel_events_of(script)), event_tally);
+      compare_script_events(name, judged, read_trace(kernel_events_of(script)), event_tally);
   }
   tally.print(fmt::format("compare on {} ({})", options.device, path));
-  fmt::print("{} scripts needed the slower settle time to match\n", confirmed_slowly);
   if (cused_events) event_tally.print(fmt::format("events on {} ({})", options.device, path));
-  return tally.diverged || event_tally.diverged ? 1 : 0;
+  return tally.failed() || event_tally.diverged ? 1 : 0;
 }
 
 // True when cused's answers part from the kernel's in a way no documented deviation explains,
@@ -430,7 +469,7 @@ int compare_corpus(const RunOptions& options, const fs::path& corpus, const std:
 bool diverges(const std::vector<std::uint8_t>& bytes, const RunOptions& kernel_options,
               const RunOptions& options, const std::string& path) {
   Trace kernel = run_script_on_device(bytes, kernel_options);
-  return judge(kernel, bytes, options, path).verdict.kind == Verdict::kDiverged &&
+  return judge("minimising", kernel, bytes, options, path).verdict.kind == Verdict::kDiverged &&
          run_script_on_device(bytes, kernel_options) == kernel;
 }
 
@@ -475,23 +514,36 @@ void save_divergence(const fs::path& dir, const std::string& name,
 }
 
 // Whether a diverged script's answers move between runs of one driver before the divergence:
-// each side run once more (cused at the settle time its judged run had), up to its own line.
+// each side run once more (cused at the settle time of its judged run), up to its own line.
 struct Stability {
   bool kernel_unstable = false, cused_unstable = false;
   std::size_t kernel_line = 0, cused_line = 0;  // the first line the runs differ in, from 1
+  Trace kernel_again;                           // the kernel's second run
 };
 
 Stability stability(const Trace& kernel, const Judged& judged,
                     const std::vector<std::uint8_t>& bytes, const RunOptions& kernel_options,
                     const RunOptions& options) {
   Stability out;
-  std::size_t k = first_difference(kernel, run_script_on_device(bytes, kernel_options));
-  RunOptions cused_options = judged.needed_patience ? patient(options) : options;
-  std::size_t c = first_difference(judged.cused, run_script_on_device(bytes, cused_options));
+  out.kernel_again = run_script_on_device(bytes, kernel_options);
+  std::size_t k = first_difference(kernel, out.kernel_again);
+  std::size_t c = first_difference(judged.cused, run_script_on_device(bytes, options));
   out.kernel_line = k + 1, out.cused_line = c + 1;
   out.kernel_unstable = k < kernel.size() && k < judged.verdict.line;
   out.cused_unstable = c < judged.cused.size() && c < judged.verdict.cused_line;
   return out;
+}
+
+// Saves a script with the traces it was judged by (NAME.script, NAME.<what>.trace), so that a
+// timing-dependent or unstable script can be looked at after the campaign.
+void save_traces(const fs::path& dir, const std::string& name,
+                 const std::vector<std::uint8_t>& bytes,
+                 const std::vector<std::pair<std::string, const Trace*>>& traces) {
+  fs::create_directories(dir);
+  write_file(dir / (name + ".script"), std::string(bytes.begin(), bytes.end()));
+  for (const auto& [what, trace] : traces)
+    write_file(dir / fmt::format("{}.{}.trace", name, what), joined(*trace));
+  fmt::print("saved {}\n", (dir / (name + ".script")).string());
 }
 
 // A campaign's binder events on both drivers (docs/reliability.md, "Trace events"): the
@@ -511,13 +563,19 @@ void compare_campaign_events(const std::string& name, const std::vector<std::uin
   if (!cused) return;
   auto v = cused::diff::compare_events(kernel_events, *cused);
   if (v.diverged) {
-    auto again = cused::diff::compare_events(kernel_events,
-                                             run_traced_if(bytes, kernel_options, &kernel).events);
+    auto again_events = run_traced_if(bytes, kernel_options, &kernel).events;
+    auto again = cused::diff::compare_events(kernel_events, again_events);
     if (again.diverged || !again.documented.empty()) {
-      fmt::print("{}: events unstable on the kernel's side ({} event {}), not compared\n", name,
-                 again.task, again.event);
+      // The kernel gives its own events differently: cused's count as matching when they match
+      // the kernel's other run, and diverge when they match neither.
+      auto other = cused::diff::compare_events(again_events, *cused);
+      fmt::print(
+          "{}: events unstable on the kernel's side (its runs part in {} at event {}: '{}' then "
+          "'{}'); cused's {}\n",
+          name, again.task, again.event, again.kernel, again.cused,
+          other.diverged ? "match neither run: a divergence" : "match the kernel's other run");
       tally.kernel_unstable++;
-      return;
+      if (!other.diverged) return;
     }
   }
   count_events(name, v, tally);
@@ -525,32 +583,46 @@ void compare_campaign_events(const std::string& name, const std::vector<std::uin
 
 int campaign(const RunOptions& kernel_options, const RunOptions& options, const std::string& path,
              std::uint64_t seed, double minutes, int actions, const fs::path& save,
-             CampaignEvents events) {
+             int minimise_seconds, CampaignEvents events) {
   fmt::print("campaign: seed {} ({} minutes; binder-diff campaign --seed {} replays it)\n", seed,
              minutes, seed);
   Tally tally;
   EventTally event_tally;
-  std::size_t unstable = 0;
   auto until = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<long>(minutes * 60000));
   for (std::uint64_t s = seed; std::chrono::steady_clock::now() < until; s++) {
     auto bytes = cused::diff::generate_script(s, actions);
+    std::string name = fmt::format("seed {}", s);
     EventRun kernel_run = run_traced_if(bytes, kernel_options, events.kernel);
     const Trace& kernel = kernel_run.run.trace;
-    Judged judged = judge(kernel, bytes, options, path, events.kernel ? events.cused : nullptr);
+    Judged judged =
+        judge(name, kernel, bytes, options, path, events.kernel ? events.cused : nullptr);
     const Verdict& v = judged.verdict;
-    if (judged.needed_patience)
-      fmt::print("timing: seed {} matched at the slower settle time\n", s);
+    bool timing_dependent = v.kind == Verdict::kDiverged && judged.needed_patience;
     if (v.kind == Verdict::kDiverged) {
       Stability stable = stability(kernel, judged, bytes, kernel_options, options);
       if (stable.kernel_unstable) {
-        // The kernel answered the script differently by the diverging line: its timing, not a
-        // driver, is what differs; not compared, but printed and kept for docs/reliability.md.
-        fmt::print("unstable: seed {} (the kernel's runs part at line {}, diverged at {})\n", s,
-                   stable.kernel_line, v.line);
-        unstable++;
+        // The kernel answered the script differently by the diverging line: cused's answers
+        // count when they match the kernel's other run, and fail the campaign when they match
+        // neither. Named, saved and printed with the lines where the kernel's runs part.
+        std::size_t at = stable.kernel_line - 1;
+        Verdict other = compare(stable.kernel_again, judged.cused, path);
+        bool unmatched = other.kind == Verdict::kDiverged;
+        fmt::print(
+            "UNSTABLE {}: the kernel's runs part at line {}:\n  first:  {}\n  second: {}\n  "
+            "cused diverged from the first at line {}; {}\n",
+            name, stable.kernel_line, line_or_end(kernel, at), line_or_end(stable.kernel_again, at),
+            v.line,
+            unmatched ? fmt::format("and from the second at line {}: matches neither, a failure",
+                                    other.line)
+                      : "matches the second");
+        tally.unstable++;
+        tally.unstable_unmatched += unmatched;
         if (!save.empty())
-          save_divergence(save, fmt::format("unstable-{}", s), bytes, kernel_options, options);
+          save_traces(save, fmt::format("unstable-{}", s), bytes,
+                      {{"kernel", &kernel},
+                       {"kernel-again", &stable.kernel_again},
+                       {"cused", &judged.cused}});
         continue;
       }
       if (stable.cused_unstable)
@@ -559,27 +631,32 @@ int campaign(const RunOptions& kernel_options, const RunOptions& options, const 
             "failure\n",
             s, stable.cused_line);
     }
-    tally.add(v);
-    print_documented(fmt::format("seed {}", s), v);
+    tally.add(v, judged.timing_shown, timing_dependent);
+    print_documented(name, v);
     if (events.kernel && events.cused)
-      compare_campaign_events(fmt::format("seed {}", s), bytes, kernel_run.events, judged,
-                              kernel_options, *events.kernel, event_tally);
-    if (v.kind == Verdict::kDiverged) {
-      print_divergence(fmt::format("seed {}", s), v);
-      if (!save.empty()) {
-        auto small = minimise(bytes, kernel_options, options, path, std::chrono::seconds(120));
+      compare_campaign_events(name, bytes, kernel_run.events, judged, kernel_options,
+                              *events.kernel, event_tally);
+    if (timing_dependent) {
+      print_divergence(name + " (timing-dependent)", v);
+      if (!save.empty())
+        save_traces(save, fmt::format("timing-{}", s), bytes,
+                    {{"kernel", &kernel}, {"cused", &judged.cused}});
+    } else if (v.kind == Verdict::kDiverged) {
+      print_divergence(name, v);
+      if (!save.empty() && minimise_seconds > 0) {
+        auto small =
+            minimise(bytes, kernel_options, options, path, std::chrono::seconds(minimise_seconds));
         save_divergence(save, fmt::format("diverged-{}", s), small, kernel_options, options);
+      } else if (!save.empty()) {
+        save_traces(save, fmt::format("diverged-{}", s), bytes,
+                    {{"kernel", &kernel}, {"cused", &judged.cused}});
       }
     }
     if (tally.scripts % 20 == 0) tally.print("campaign so far");
   }
   tally.print("campaign");
-  fmt::print(
-      "campaign: {} scripts unstable on the kernel's side by their diverging line (not "
-      "compared)\n",
-      unstable);
   if (events.kernel && events.cused) event_tally.print("campaign events");
-  return tally.diverged || event_tally.diverged ? 1 : 0;
+  return tally.failed() || event_tally.diverged ? 1 : 0;
 }
 
 }  // namespace
@@ -612,6 +689,7 @@ int main(int argc, char** argv) {
   std::string path = "fuse";
   bool drop = false;
   double minutes = 1;
+  int minimise_seconds = 120;
   RunOptions kernel_options;
 
   // The kernel's device beside cused's, for the commands that run both.
@@ -657,7 +735,11 @@ int main(int argc, char** argv) {
   camp->add_option("--seed", seed);
   camp->add_option("--minutes", minutes);
   camp->add_option("--actions", actions);
-  camp->add_option("--save", save, "where diverging scripts and both traces go");
+  camp->add_option("--save", save,
+                   "where diverging, timing-dependent and unstable scripts and their traces go");
+  camp->add_option("--minimise-seconds", minimise_seconds,
+                   "time to shrink each diverging script before it is saved (default 120; 0 "
+                   "saves it whole)");
   camp->add_option("--kernel-events", tracefs,
                    "tracefs (/sys/kernel/tracing): with --events-control, compare the binder "
                    "events of both drivers too");
@@ -694,7 +776,7 @@ int main(int argc, char** argv) {
         kernel_events = std::make_unique<cused::diff::TracefsEvents>(tracefs);
         cused_events = std::make_unique<cused::diff::CusedEvents>(events_control, events_file);
       }
-      return campaign(kernel_options, options, path, seed, minutes, actions, save,
+      return campaign(kernel_options, options, path, seed, minutes, actions, save, minimise_seconds,
                       {kernel_events.get(), cused_events.get()});
     }
     if (*min) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tests/diff/generator.h"
+#include "tests/diff/late_answer.h"
 #include "tests/diff/proc_state.h"
 #include "tests/diff/step_decoder.h"
 #include "tests/diff/trace.h"
@@ -125,6 +126,43 @@ TEST(ProcStates, ADifferentCountOrDeathStaysDifferent_S9_12) {
   };
   EXPECT_NE(states("s 1 w 1 d 0000000000000000"), states("s 0 w 1 d 0000000000000000"));
   EXPECT_NE(states("s 1 w 1 d 0000000000000000"), states("s 1 w 1 d 00000000deadbeef"));
+}
+
+// Issue 48: a divergence a slower run does not show counts as timing only when its first
+// difference is a late answer; anything else is "diverged, timing-dependent".
+TEST(LateAnswer, AParkedCallTheOtherSideAnsweredIsTiming) {
+  const Trace kernel = {"1 s0.t0: context_mgr ret 0",
+                        "2 s0.t0: read ret 0 wc 0/0 rc 4/512: BR_NOOP; | ret 0 ee BR_OK 0"};
+  const Trace cused = {kernel[0], "2 s0.t0: parked"};
+  EXPECT_TRUE(late_answer(kernel, cused, compare(kernel, cused, "fuse")));
+  EXPECT_TRUE(late_answer(cused, kernel, compare(cused, kernel, "fuse")));
+  // Another thread parked, or another step.
+  const Trace other_thread = {kernel[0], "2 s0.t1: parked"};
+  EXPECT_FALSE(late_answer(kernel, other_thread, compare(kernel, other_thread, "fuse")));
+  const Trace other_step = {kernel[0], "3 s0.t0: parked"};
+  EXPECT_FALSE(late_answer(kernel, other_step, compare(kernel, other_step, "fuse")));
+}
+
+TEST(LateAnswer, TheSameLineAStepLaterIsTimingAnotherAnswerIsNot) {
+  const Trace kernel = {
+      "5 s0.t0: (call of step 2) read ret 0 wc 0/0 rc 4/512: BR_NOOP; | ret 0 "
+      "ee BR_OK 0",
+      "6 s1.t0: flush ret 0"};
+  const Trace later = {"5 s1.t0: flush ret 0",
+                       "6 s0.t0: (call of step 2) read ret 0 wc 0/0 rc 4/512: BR_NOOP; | ret 0 "
+                       "ee BR_OK 0"};
+  EXPECT_TRUE(late_answer(kernel, later, compare(kernel, later, "fuse")));
+  // An answer that differs in what it says: a race, not a late answer.
+  const Trace other = {
+      "5 s0.t0: (call of step 2) read ret 0 wc 0/0 rc 8/512: BR_NOOP; "
+      "BR_DEAD_REPLY; | ret 0 ee BR_OK 0",
+      kernel[1]};
+  EXPECT_FALSE(late_answer(kernel, other, compare(kernel, other, "fuse")));
+  const Trace failed = {
+      "5 s0.t0: (call of step 2) read ret EINTR wc 0/0 rc 0/512: | ret 0 ee "
+      "BR_OK 0",
+      kernel[1]};
+  EXPECT_FALSE(late_answer(kernel, failed, compare(kernel, failed, "fuse")));
 }
 
 }  // namespace

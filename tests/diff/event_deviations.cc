@@ -1,5 +1,6 @@
 #include "tests/diff/event_deviations.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -84,26 +85,37 @@ std::optional<PageRange> page_range_at(std::span<const std::string> events, std:
 // free adds each edge page that a merge with a free neighbour leaves unused, one range each;
 // cused's allocator counts each page's buffers and prints the buffer's whole page range once.
 // Accepted when the kernel's one or more ranges of one proc and direction (allocate=) all lie
-// inside cused's one range of that proc and direction, and the pages taken from or put on the
-// LRU are the same, in the same order.
+// inside cused's one range of that proc and direction (an empty one where its pages would
+// begin), cused's range reaches at most one page past the kernel's on each side (the page the
+// buffer shares), and the pages taken from or put on the LRU are the same, in the same order.
 std::optional<EventDeviationMatch> buffer_page_ranges(std::span<const std::string> kernel,
                                                       std::size_t k,
                                                       std::span<const std::string> cused,
                                                       std::size_t c) {
   auto ours = page_range_at(cused, c);
   if (!ours) return std::nullopt;
+  constexpr unsigned long kPage = 4096;
+  const unsigned long our_end = ours->offset + ours->size;
   std::vector<std::string> kernel_lru;
+  unsigned long low = our_end, high = ours->offset;  // the kernel's ranges' extent
   std::size_t at = k;
   for (auto theirs = page_range_at(kernel, at);
        theirs && theirs->allocate == ours->allocate && theirs->proc == ours->proc;
        theirs = page_range_at(kernel, at)) {
-    bool inside = theirs->size == 0 || (theirs->offset >= ours->offset &&
-                                        theirs->offset + theirs->size <= ours->offset + ours->size);
+    // An empty range (a buffer within a page it shares) still names where its pages would
+    // begin: inside cused's range or at its end.
+    bool inside = theirs->offset >= ours->offset && theirs->offset + theirs->size <= our_end;
     if (!inside) return std::nullopt;
+    low = std::min(low, theirs->offset), high = std::max(high, theirs->offset + theirs->size);
     kernel_lru.insert(kernel_lru.end(), theirs->lru.begin(), theirs->lru.end());
     at += theirs->events;
   }
   if (at == k || kernel_lru != ours->lru) return std::nullopt;
+  // cused's range is the buffer's pages: beyond the kernel's whole pages at most the page the
+  // buffer shares on each side.
+  if (ours->offset + kPage < low / kPage * kPage ||
+      our_end > (high + kPage - 1) / kPage * kPage + kPage)
+    return std::nullopt;
   return EventDeviationMatch{"page-ranges", at - k, ours->events};
 }
 

@@ -260,6 +260,16 @@ TEST(EventDeviations, PageRangesRejectNearMisses) {
           .diverged);
   // Not a range on cused's side at all.
   EXPECT_TRUE(diverges({lru("free_lru_start", 0), lru("free_lru_end", 0)}));
+  // Issue 48: the kernel's range empty (a buffer within one page), cused's the whole space, or
+  // two pages past it.
+  Lines empty = task({range(1, 4096, 0), "binder_write_done: ret=0"});
+  EXPECT_TRUE(
+      compare_events(empty, task({range(1, 0, 1040384), "binder_write_done: ret=0"})).diverged);
+  EXPECT_TRUE(
+      compare_events(empty, task({range(1, 0, 12288), "binder_write_done: ret=0"})).diverged);
+  EXPECT_TRUE(compare_events(task({range(1, 0, 0), "binder_write_done: ret=0"}),
+                             task({range(1, 0, 1040384), "binder_write_done: ret=0"}))
+                  .diverged);
 }
 
 // docs/tracing.md "A woken read that is then interrupted" (gen-151): cused's parked read, woken
