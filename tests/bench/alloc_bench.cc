@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/designs/registry.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
 #include "cused/host/shrinker_thread.h"
@@ -29,7 +30,7 @@ struct Config {
 struct World {
   explicit World(const Config& config)
       : file(host::MemfdBufferFile::create("alloc-bench", kMaxBufferSpace)),
-        alloc(std::make_unique<Allocator>(*file, config.variant, lru)) {
+        alloc(make_allocator(*file, config.variant, lru)) {
     alloc->map(kMaxBufferSpace);
     if (config.shrinker_stress) {
       host::ShrinkerOptions options;

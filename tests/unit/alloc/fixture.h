@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/designs/registry.h"
 #include "core/alloc/page_lru.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
@@ -18,7 +19,7 @@ struct TestProc {
   TestProc(PageLru& lru, Variant variant, std::size_t space = kMaxBufferSpace,
            AllocatorOptions options = {})
       : file(host::MemfdBufferFile::create("cused-alloc-test", space)),
-        alloc(std::make_unique<Allocator>(*file, variant, lru, std::move(options))) {
+        alloc(make_allocator(*file, variant, lru, std::move(options))) {
     if (alloc->map(space) != 0) throw std::runtime_error("map failed");
   }
   ~TestProc() { alloc.reset(); }  // the allocator goes before its file

@@ -80,9 +80,7 @@ TEST_P(VariantLocksTest, AllocatorMutexTakesTheDevicesLockPolicy) {
   Env env(options);
   Client client(env, 100);
   const alloc::Allocator& allocator = client.proc().allocator();
-  EXPECT_EQ(allocator.lock_policy(), GetParam());
-  EXPECT_EQ(allocator.metadata_lock_policy(), GetParam());
-  EXPECT_EQ(allocator.install_lock_policy(), GetParam());
+  EXPECT_EQ(allocator.sleeping_lock_policy(), GetParam());
 }
 
 // The install lock of spin-install is the allocator's one mutex there; it follows the policy too.
@@ -91,7 +89,7 @@ TEST_P(VariantLocksTest, SpinInstallsInstallLockTakesTheDevicesLockPolicy) {
   options.lock_policy = GetParam();
   Env env(options);
   Client client(env, 100);
-  EXPECT_EQ(client.proc().allocator().install_lock_policy(), GetParam());
+  EXPECT_EQ(client.proc().allocator().sleeping_lock_policy(), GetParam());
 }
 
 TEST(VariantLocks, AChangedPolicyAppliesToProcsOpenedAfterwards) {
@@ -99,8 +97,8 @@ TEST(VariantLocks, AChangedPolicyAppliesToProcsOpenedAfterwards) {
   Client before(env, 100);
   env.device->set_options(variant("alloc_lock=mutex,lock_policy=steal"));
   Client after(env, 200);
-  EXPECT_EQ(before.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kHandoff);
-  EXPECT_EQ(after.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kSteal);
+  EXPECT_EQ(before.proc().allocator().sleeping_lock_policy(), sync::LockPolicy::kHandoff);
+  EXPECT_EQ(after.proc().allocator().sleeping_lock_policy(), sync::LockPolicy::kSteal);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, VariantLocksTest, ::testing::ValuesIn(sync::kLockPolicies),
