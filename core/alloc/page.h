@@ -66,9 +66,6 @@ class Page {
   // the racy spin design), read elsewhere, hence atomic.
   bool installed() const { return installed_.load(std::memory_order_acquire); }
   void set_installed(bool installed) { installed_.store(installed, std::memory_order_release); }
-  // Marks the page installed after its installer populated it; false when another installer had
-  // marked it first (the kernel's vm_insert_page answering -EBUSY: someone else's page is there).
-  bool claim_installed() { return !installed_.exchange(true, std::memory_order_acq_rel); }
 
  private:
   friend class PageLru;

@@ -229,7 +229,7 @@ bool PageSpace<L>::all_installed(const PageRun& run) {
 }
 
 template <typename L>
-int PageSpace<L>::install_pages(const PageRun& run, std::uint64_t* races) {
+int PageSpace<L>::install_pages(const PageRun& run) {
   for (std::size_t i = 0; i < run.size();) {
     if (run[i]->installed()) {
       ++i;
@@ -250,8 +250,7 @@ int PageSpace<L>::install_pages(const PageRun& run, std::uint64_t* races) {
       options_.timer->sleep(options_.install_latency * static_cast<long>(j - i));
     trace_pages(TraceEventType::kAllocPageEnd, first, j - i);
     trace::emit_since(since, TraceEventType::kPageInstall, options_.pid, first, j - i);
-    for (std::size_t k = i; k < j; ++k)
-      if (!run[k]->claim_installed() && races) ++*races;
+    for (std::size_t k = i; k < j; ++k) run[k]->set_installed(true);
     std::size_t high = run[j - 1]->index() + 1;
     std::size_t seen = pages_high_.load(std::memory_order_relaxed);
     while (seen < high && !pages_high_.compare_exchange_weak(seen, high)) {

@@ -162,9 +162,11 @@ class PageSpace : public Allocator, public PageOwner {
   void undo_locked(Reservation& reservation) CUSED_REQUIRES(lock_);
   void commit_locked(Reservation& reservation, const Request& request) CUSED_REQUIRES(lock_);
   // Populates every page of `run` not installed yet, a run of consecutive missing pages per
-  // system call. Returns 0, -ESRCH (unmapped meanwhile) or -ENOMEM. Counts in `races` the pages
-  // another installer had marked installed while this one populated them.
-  int install_pages(const PageRun& run, std::uint64_t* races = nullptr);
+  // system call. Returns 0, -ESRCH (unmapped meanwhile) or -ENOMEM. Designs that install outside
+  // their metadata lock may run it concurrently on a shared page: populating a page another
+  // installer populated first leaves that page alone and succeeds (BufferFile::populate), which is
+  // how the kernel treats vm_insert_page's -EBUSY.
+  int install_pages(const PageRun& run);
   static bool all_installed(const PageRun& run);
   void free_locked(BufferNode& node) CUSED_REQUIRES(lock_);
   // Emits the reservation's log lines (without locks) and answers new_buffer.

@@ -1,18 +1,17 @@
 #include "core/alloc/variant.h"
 
+#include <stdexcept>
+
+#include "core/alloc/designs/registry.h"
+
 namespace cused::core::alloc {
 
-std::string_view to_string(LockVariant lock) {
-  switch (lock) {
-    case LockVariant::mutex:
-      return "mutex";
-    case LockVariant::spin:
-      return "spin";
-    case LockVariant::spin_install:
-      return "spin-install";
-  }
-  return "?";
+LockVariant LockVariant::named(std::string_view name) {
+  if (auto lock = parse_lock_variant(name)) return *lock;
+  throw std::invalid_argument("no allocator design named " + std::string(name));
 }
+
+std::string_view to_string(LockVariant lock) { return design_of(lock).name; }
 
 std::string_view to_string(PageTableVariant pages) {
   return pages == PageTableVariant::eager ? "eager" : "lazy";
@@ -27,9 +26,17 @@ std::string to_string(const Variant& variant) {
 }
 
 std::optional<LockVariant> parse_lock_variant(std::string_view text) {
-  for (LockVariant lock : {LockVariant::mutex, LockVariant::spin, LockVariant::spin_install})
-    if (text == to_string(lock)) return lock;
+  if (const Design* design = find_design(text)) return design->variant();
   return std::nullopt;
+}
+
+std::string lock_variant_names(std::string_view separator) {
+  std::string names;
+  for (const Design& design : designs()) {
+    if (!names.empty()) names += separator;
+    names += design.name;
+  }
+  return names;
 }
 
 std::optional<PageTableVariant> parse_page_table_variant(std::string_view text) {

@@ -111,14 +111,10 @@ void alloc_free(benchmark::State& state, Config config) {
 }
 
 void register_all() {
-  const Variant variants[] = {
-      {LockVariant::mutex, PageTableVariant::eager},
-      {LockVariant::spin, PageTableVariant::eager},
-      {LockVariant::spin_install, PageTableVariant::eager},
-      {LockVariant::mutex, PageTableVariant::lazy},
-      {LockVariant::spin, PageTableVariant::lazy},
-      {LockVariant::spin_install, PageTableVariant::lazy},
-  };
+  // Every registered design (core/alloc/designs/registry.cc), eager then lazy.
+  std::vector<Variant> variants;
+  for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy})
+    for (const Design& design : designs()) variants.push_back({design.variant(), pages});
   for (bool stress : {false, true})
     for (std::size_t size : {std::size_t{4096}, std::size_t{64 * 1024}})
       for (const Variant& variant : variants) {

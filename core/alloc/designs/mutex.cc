@@ -1,7 +1,7 @@
 // alloc_lock=mutex, read top to bottom like 6.1's binder_alloc.c (mutex.h states the lock order).
 #include "core/alloc/designs/mutex.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 // binder_alloc_new_buf: everything, installation included, under the one mutex.
 NewBufferResult MutexAllocator::new_buffer(std::size_t data_size, std::size_t offsets_size,
@@ -35,4 +35,4 @@ ReclaimStep MutexAllocator::reclaim_page(Page& page, const ReclaimHook& hook) {
   return reclaim_holding(lock_, page, hook);
 }
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

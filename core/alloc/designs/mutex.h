@@ -12,7 +12,7 @@
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/page_space.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 class MutexAllocator final : public PageSpace<SleepingAllocLock> {
  public:
@@ -28,4 +28,4 @@ class MutexAllocator final : public PageSpace<SleepingAllocLock> {
       CUSED_REQUIRES(lru_.lock());
 };
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

@@ -1,7 +1,7 @@
 // alloc_lock=spin, read top to bottom (spin.h states the lock order and the race kept on purpose).
 #include "core/alloc/designs/spin.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 // Metadata under the spinlock, installation after it, unordered with any reclaim.
 NewBufferResult SpinAllocator::new_buffer(std::size_t data_size, std::size_t offsets_size,
@@ -39,4 +39,4 @@ ReclaimStep SpinAllocator::reclaim_page(Page& page, const ReclaimHook& hook) {
   return end_reclaim_locked();
 }
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

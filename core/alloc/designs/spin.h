@@ -14,7 +14,7 @@
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/page_space.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 class SpinAllocator final : public PageSpace<AllocSpinLock> {
  public:
@@ -30,4 +30,4 @@ class SpinAllocator final : public PageSpace<AllocSpinLock> {
       CUSED_REQUIRES(lru_.lock());
 };
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

@@ -1,7 +1,7 @@
 // alloc_lock=spin-install, read top to bottom (spin_install.h states the lock order).
 #include "core/alloc/designs/spin_install.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 SpinInstallAllocator::SpinInstallAllocator(BufferFile& file, Variant variant, PageLru& lru,
                                            AllocatorOptions options, std::uint8_t trace_id)
@@ -49,4 +49,4 @@ ReclaimStep SpinInstallAllocator::reclaim_page(Page& page, const ReclaimHook& ho
   return reclaim_holding(install_lock_, page, hook);
 }
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

@@ -16,7 +16,7 @@
 #include "core/alloc/install_lock.h"
 #include "core/alloc/page_space.h"
 
-namespace cused::core::alloc::designs {
+namespace cused::core::alloc {
 
 class SpinInstallAllocator final : public PageSpace<AllocSpinLock> {
  public:
@@ -45,4 +45,4 @@ class SpinInstallAllocator final : public PageSpace<AllocSpinLock> {
   std::uint64_t reclaim_conflicts_ CUSED_GUARDED_BY(lock_) = 0;
 };
 
-}  // namespace cused::core::alloc::designs
+}  // namespace cused::core::alloc

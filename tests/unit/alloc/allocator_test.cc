@@ -44,11 +44,11 @@ TEST(SanitizedSize, S11_14_OverflowIsRejected) {
 }
 
 TEST(VariantNames, ParseWhatTheyPrint) {
-  for (const Variant& variant : kAllVariants) {
+  for (const Variant& variant : all_variants()) {
     EXPECT_EQ(parse_lock_variant(to_string(variant.lock)), variant.lock);
     EXPECT_EQ(parse_page_table_variant(to_string(variant.pages)), variant.pages);
   }
-  EXPECT_EQ(to_string(Variant{LockVariant::spin_install, PageTableVariant::lazy}),
+  EXPECT_EQ(to_string(Variant{LockVariant::named("spin-install"), PageTableVariant::lazy}),
             "alloc_lock=spin-install,pages=lazy");
   EXPECT_FALSE(parse_lock_variant("spin_install"));
 }
@@ -462,7 +462,7 @@ TEST_P(AllocatorTest, PageMetadataIsAllocatedUpFrontOnlyWhenEager) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, AllocatorTest, ::testing::ValuesIn(kAllVariants),
+INSTANTIATE_TEST_SUITE_P(Variants, AllocatorTest, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return name_of(info.param); });
 
 }  // namespace

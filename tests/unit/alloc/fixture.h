@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/alloc/allocator.h"
 #include "core/alloc/designs/registry.h"
@@ -38,13 +40,35 @@ inline std::string name_of(const Variant& variant) {
   return name;
 }
 
-inline constexpr Variant kAllVariants[] = {
-    {LockVariant::mutex, PageTableVariant::eager},
-    {LockVariant::mutex, PageTableVariant::lazy},
-    {LockVariant::spin, PageTableVariant::eager},
-    {LockVariant::spin, PageTableVariant::lazy},
-    {LockVariant::spin_install, PageTableVariant::eager},
-    {LockVariant::spin_install, PageTableVariant::lazy},
-};
+// Every registered design (core/alloc/designs/registry.cc) with each page table: the allocator
+// suites' parameters. design_coverage.cc fails a suite that leaves a registered design out.
+inline std::vector<Variant> all_variants() {
+  std::vector<Variant> variants;
+  for (const Design& design : designs())
+    for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy})
+      variants.push_back({design.variant(), pages});
+  return variants;
+}
+
+// Every registered design once, the page tables taken in turn: for the suites too slow to run
+// each design with both.
+inline std::vector<Variant> each_design() {
+  std::vector<Variant> variants;
+  for (const Design& design : designs())
+    variants.push_back({design.variant(), variants.size() % 2 == 0 ? PageTableVariant::eager
+                                                                   : PageTableVariant::lazy});
+  return variants;
+}
+
+inline bool racy_on_purpose(const Variant& variant) {
+  return design_of(variant.lock).racy_on_purpose;
+}
 
 }  // namespace cused::core::alloc::testing
+
+namespace cused::core::alloc {
+
+// gtest prints a parameter so: "alloc_lock=spin-install,pages=lazy" (design_coverage.cc reads it).
+inline void PrintTo(const Variant& variant, std::ostream* out) { *out << to_string(variant); }
+
+}  // namespace cused::core::alloc

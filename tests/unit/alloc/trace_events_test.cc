@@ -130,8 +130,7 @@ TYPED_TEST(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenRele
 
 TEST(LockTrace, TheInstallLockIsNamedWithItsPolicy) {
   RecordingSink sink;
-  InstallLock lock(sync::LockPolicy::kHandoff,
-                   static_cast<std::uint8_t>(LockVariant::spin_install));
+  InstallLock lock(sync::LockPolicy::kHandoff, find_design("spin-install")->trace_id);
   contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(waiter.size(), 3u);
