@@ -6,6 +6,7 @@
 #include "core/alloc/designs/mutex.h"
 #include "core/alloc/designs/spin.h"
 #include "core/alloc/designs/spin_install.h"
+#include "core/alloc/designs/upstream.h"
 #include "core/lock_trace.h"
 
 namespace cused::core::alloc {
@@ -26,6 +27,8 @@ constexpr Design kDesigns[] = {
      "docs/allocator.md#spin", &make<SpinAllocator>},
     {"spin-install", "the RFC fix: spinlock plus an install mutex, rollback and retry", 2, false,
      "docs/allocator.md#spin-install", &make<SpinInstallAllocator>},
+    {"upstream", "Linux 6.14: mutex for metadata, pages installed after it, concurrently", 3, false,
+     "docs/allocator.md#upstream", &make<UpstreamAllocator>},
 };
 
 constexpr bool trace_ids_unique() {
