@@ -1,17 +1,8 @@
 #include "core/alloc/variant.h"
 
-#include <stdexcept>
-
-#include "core/alloc/designs/registry.h"
+// A design's name and its parse are the registry's (core/alloc/designs/registry.cc).
 
 namespace cused::core::alloc {
-
-LockVariant LockVariant::named(std::string_view name) {
-  if (auto lock = parse_lock_variant(name)) return *lock;
-  throw std::invalid_argument("no allocator design named " + std::string(name));
-}
-
-std::string_view to_string(LockVariant lock) { return design_of(lock).name; }
 
 std::string_view to_string(PageTableVariant pages) {
   return pages == PageTableVariant::eager ? "eager" : "lazy";
@@ -23,20 +14,6 @@ std::string to_string(const Variant& variant) {
   text += ",pages=";
   text += to_string(variant.pages);
   return text;
-}
-
-std::optional<LockVariant> parse_lock_variant(std::string_view text) {
-  if (const Design* design = find_design(text)) return design->variant();
-  return std::nullopt;
-}
-
-std::string lock_variant_names(std::string_view separator) {
-  std::string names;
-  for (const Design& design : designs()) {
-    if (!names.empty()) names += separator;
-    names += design.name;
-  }
-  return names;
 }
 
 std::optional<PageTableVariant> parse_page_table_variant(std::string_view text) {

@@ -41,8 +41,9 @@ struct Variant {
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 
-// The spellings used on command lines and in stats: a design's registered name ("mutex",
-// "spin-install", ...); "eager", "lazy"; a whole variant as "alloc_lock=spin-install,pages=lazy".
+// The spellings used on command lines and in stats (a design's are defined with the registry): a
+// design's registered name ("mutex", "spin-install", ...); "eager", "lazy"; a whole variant as
+// "alloc_lock=spin-install,pages=lazy".
 std::string_view to_string(LockVariant lock);
 std::string_view to_string(PageTableVariant pages);
 std::string to_string(const Variant& variant);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <string>
 
 #include "core/alloc/designs/mutex.h"
 #include "core/alloc/designs/spin.h"
@@ -62,6 +64,28 @@ const Design* find_design_by_trace_id(std::uint64_t trace_id) {
 }
 
 const Design& design_of(LockVariant lock) { return kDesigns[lock.index()]; }
+
+// variant.h's functions of a design's name.
+LockVariant LockVariant::named(std::string_view name) {
+  if (auto lock = parse_lock_variant(name)) return *lock;
+  throw std::invalid_argument("no allocator design named " + std::string(name));
+}
+
+std::string_view to_string(LockVariant lock) { return design_of(lock).name; }
+
+std::optional<LockVariant> parse_lock_variant(std::string_view text) {
+  if (const Design* design = find_design(text)) return design->variant();
+  return std::nullopt;
+}
+
+std::string lock_variant_names(std::string_view separator) {
+  std::string names;
+  for (const Design& design : kDesigns) {
+    if (!names.empty()) names += separator;
+    names += design.name;
+  }
+  return names;
+}
 
 std::unique_ptr<Allocator> make_allocator(BufferFile& file, Variant variant, PageLru& lru,
                                           AllocatorOptions options) {
