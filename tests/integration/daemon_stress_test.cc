@@ -281,7 +281,7 @@ void expect_allocator_empty(testing::MountedBinderfs& mount, pid_t pid) {
 
 // S9.5 (reclaim never touches a page of an allocated buffer), S9.9 (every buffer freed), S1.9
 // (nothing left after the processes exit), through the daemon with the shrinker in stress mode.
-class DaemonStress : public ::testing::TestWithParam<const char*> {};
+class DaemonStress : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeaks) {
   auto variant = core::parse_device_variant(GetParam());
