@@ -54,12 +54,12 @@ struct AllocatorOptions {
   // "no vma", "no address space" with the totals of S9.8, "spamming oneway?" (S9.7).
   // Called without allocator locks held. Empty: lines are dropped.
   std::function<void(std::string_view)> log;
-  // lock_policy= of the device variant: how the allocator's sleeping locks (the metadata lock of
-  // alloc_lock=mutex, the install lock of alloc_lock=spin-install) behave under contention.
+  // lock_policy= of the device variant: how the design's sleeping locks (the metadata mutex of
+  // alloc_lock=mutex and upstream, the install lock of spin-install) behave under contention.
   sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
   // install_latency_us= of the device variant: what installing one page costs on top of the
-  // memfd's own cost, slept with the install lock held (under alloc_lock=mutex that is the
-  // allocator's one lock). A phone's page allocator under memory pressure enters direct reclaim
+  // memfd's own cost, slept with whatever lock the design installs under (alloc_lock=mutex: the
+  // allocator's one lock; spin-install: the install lock; spin and upstream: none). A phone's page allocator under memory pressure enters direct reclaim
   // and sleeps there; this machine's rarely does, so a lock held across installation never
   // matters here unless the cost is put back (docs/reproductions.md).
   std::chrono::microseconds install_latency{0};
