@@ -19,7 +19,7 @@ ReadAheadHint Proc::read_ahead_hint(pid_t tid) const {
   hint.payload = thread.payload_hint;
   if (thread.last_write_size == 0) return hint;
   // Commands of another size than last time are still inside the guess, up to the page's end.
-  const std::uint64_t page = alloc_.page_size();
+  const std::uint64_t page = alloc_->page_size();
   const std::uint64_t to_page_end = page - thread.last_write_buffer % page;
   hint.write_buffer = thread.last_write_buffer;
   hint.write_len =
@@ -216,7 +216,7 @@ void Proc::exit_looper(Thread& thread) {
 // BC_FREE_BUFFER (S9.9): only the exact start of a buffer a read handed out, and only once. The
 // FDA fds of the buffer are closed in the freeing caller's file table (S5.8).
 void Proc::free_buffer_command(Thread& thread, binder_uintptr_t address, CallerFiles* files) {
-  alloc::FreeLookup lookup = alloc_.prepare_to_free(address);
+  alloc::FreeLookup lookup = alloc_->prepare_to_free(address);
   if (!lookup) return;  // "no match" or "unreturned or currently freeing": soft errors
   free_buffer(&thread, *lookup.buffer, files);
 }

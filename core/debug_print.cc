@@ -221,9 +221,9 @@ void DebugPrint::print_buffers(std::string& out, Proc& proc) {
     std::size_t offset, data_size, offsets_size, extra_size;
   };
   std::vector<Line> lines;
-  proc.alloc_.for_each_allocated([&](const alloc::Buffer& b) {
+  proc.alloc_->for_each_allocated([&](const alloc::Buffer& b) {
     lines.push_back(
-        {&b, b.debug_id, b.offset(), b.data_size(), b.offsets_size(), b.extra_buffers_size()});
+        {&b, b.debug_id(), b.offset(), b.data_size(), b.offsets_size(), b.extra_buffers_size()});
   });
   sync::LockGuard guard(proc.inner_lock_);
   for (const Line& line : lines) {
@@ -297,7 +297,7 @@ void DebugPrint::print_transaction(std::string& out, const Proc* proc, std::stri
 }
 
 void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
-  const alloc::AllocatorStats space = proc.alloc_.stats();
+  const alloc::AllocatorStats space = proc.alloc_->stats();
   print_header(out, proc);
   {
     sync::LockGuard guard(proc.inner_lock_);
@@ -323,7 +323,7 @@ void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
     put(out, "  refs: {} s {} w {}\n", proc.refs_.size(), strong, weak);
   }
   put(out, "  buffers: {}\n  pages: {}:{}:{}\n  pages high watermark: {}\n",
-      proc.alloc_.allocated_count(), space.pages.active, space.pages.lru, space.pages.free,
+      proc.alloc_->allocated_count(), space.pages.active, space.pages.lru, space.pages.free,
       space.pages_high);
   std::size_t pending = 0;
   {

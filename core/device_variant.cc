@@ -28,7 +28,7 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
   };
   if (key == "alloc_lock") {
     auto lock = alloc::parse_lock_variant(value);
-    if (!lock) return bad_value("mutex|spin|spin-install");
+    if (!lock) return bad_value(alloc::lock_variant_names());
     options.alloc.lock = *lock;
   } else if (key == "pages") {
     auto pages = alloc::parse_page_table_variant(value);

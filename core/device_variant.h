@@ -1,7 +1,8 @@
 // The text form of a device's variant (docs/design.md section 5): what `cused --device NAME:SPEC`,
-// binder-control and binderctl accept and what stats and logs print.
+// binder-control and binderctl accept and what stats and logs print. alloc_lock= takes the names
+// of core/alloc/designs/registry.cc.
 //
-//   alloc_lock=mutex|spin|spin-install,pages=eager|lazy,
+//   alloc_lock=<a registered design: mutex|spin|...>,pages=eager|lazy,
 //   lock_policy=barging|spin-then-park|handoff|steal|steal-window,defer_complete=on|off
 //
 // Any subset of the keys, in any order; keys not given keep the base variant's value.

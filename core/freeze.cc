@@ -257,7 +257,7 @@ void Proc::discard_outdated_transaction(const std::shared_ptr<Transaction>& outd
   // Undelivered: its files are dropped with the record, never installed. (The kernel frees the
   // superseded transaction without putting its files, and releases the buffer as delivered.)
   release_objects(nullptr, state, nullptr);
-  alloc_.free_buffer(*buffer);
+  alloc_->free_buffer(*buffer);
 }
 
 }  // namespace cused::core

@@ -107,8 +107,8 @@ void InvariantChecker::check_buffers(const Proc& proc, Violations& out,
                                      bool released) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   // The allocator's lock is taken with no proc lock held (core/locks.h).
   std::vector<std::pair<const alloc::Buffer*, bool>> buffers;
-  proc.alloc_.for_each_allocated([&](const alloc::Buffer& buffer) {
-    buffers.emplace_back(&buffer, buffer.allow_user_free.load());
+  proc.alloc_->for_each_allocated([&](const alloc::Buffer& buffer) {
+    buffers.emplace_back(&buffer, buffer.allow_user_free());
   });
   sync::LockGuard guard(proc.inner_lock_);
   if (proc.buffer_states_.size() != buffers.size())
@@ -143,7 +143,7 @@ std::size_t InvariantChecker::held_files(const Proc& proc) {
 }
 
 void InvariantChecker::check_space(const Proc& proc, Violations& out) {
-  alloc::AllocatorStats stats = proc.alloc_.stats();
+  alloc::AllocatorStats stats = proc.alloc_->stats();
   if (stats.size == 0) return;  // never mapped
   if (stats.allocated_bytes + stats.free_bytes != stats.size)
     fail(out, proc, "allocated {} + free {} bytes != space {} (S9.4)", stats.allocated_bytes,

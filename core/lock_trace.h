@@ -41,8 +41,9 @@ enum class TracedLock : std::uint8_t {
 // "alloc", "alloc_install", "context", "proc_outer", "node", "proc_inner": the lock= of the events.
 std::string_view to_string(TracedLock lock);
 
-// The design field (variant=) is alloc::LockVariant's value (core/alloc/variant.h, which checks
-// that this is its mutex): the proc, node and context locks are sleeping locks, printed as mutex.
+// The design field (variant=) is the trace id of the allocator design whose lock it is, from the
+// registry of designs (core/alloc/designs/registry.cc, which checks that this is its mutex row):
+// the proc, node and context locks are sleeping locks, printed as mutex.
 inline constexpr std::uint8_t kSleepingLockDesign = 0;
 // The policy field of a lock that has none (the spinlock of the spin variants).
 inline constexpr std::uint64_t kNoLockPolicy = 0xff;

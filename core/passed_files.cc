@@ -39,7 +39,7 @@ int Proc::install_files(PendingRead& read, alloc::Buffer& buffer) {
   std::vector<FileFixup> files = take_pending_files(buffer);
   if (files.empty()) return 0;
   CallerFiles* reader = read.completion->caller_files();
-  std::byte* contents = alloc_.contents(buffer).data();
+  std::byte* contents = alloc_->contents(buffer).data();
   std::vector<int> installed;
   std::vector<int> array_fds;
   installed.reserve(files.size());
@@ -52,7 +52,7 @@ int Proc::install_files(PendingRead& read, alloc::Buffer& buffer) {
       return fd;
     }
     installed.push_back(fd);
-    trace::emit(TraceEventType::kFdRecv, buffer.debug_id, fd, fixup.offset);
+    trace::emit(TraceEventType::kFdRecv, buffer.debug_id(), fd, fixup.offset);
     const auto number = static_cast<std::uint32_t>(fd);
     std::memcpy(contents + fixup.offset, &number, sizeof number);
     if (fixup.in_array) array_fds.push_back(fd);

@@ -29,9 +29,10 @@ Proc::Proc(std::shared_ptr<Device> device, const DeviceOptions& options,
                                   : SchedPriority{}),
       buffers_(std::move(buffers)),
       mapping_(std::move(mapping)),
-      alloc_(*buffers_, options.alloc, driver_.page_lru(),
-             alloc::AllocatorOptions{
-                 opener.pid, {}, options.lock_policy, options.install_latency, &driver_.timer()}),
+      alloc_(alloc::make_allocator(
+          *buffers_, options.alloc, driver_.page_lru(),
+          alloc::AllocatorOptions{
+              opener.pid, {}, options.lock_policy, options.install_latency, &driver_.timer()})),
       lock_policy_(options.lock_policy),
       outer_lock_(lock_policy_),
       inner_lock_(lock_policy_) {
@@ -158,14 +159,14 @@ void Proc::wakeup_thread_or_poll(Thread* thread) {
 void Proc::wakeup_proc() { wakeup_thread_or_poll(select_thread()); }
 
 bool Proc::ensure_mapped() {
-  if (alloc_.is_mapped()) return true;
+  if (alloc_->is_mapped()) return true;
   sync::LockGuard guard(map_lock_);
-  if (alloc_.is_mapped()) return true;
+  if (alloc_->is_mapped()) return true;
   if (!mapping_) return false;
   auto mapping = mapping_->find();
   // docs/design.md section 2: a writable mapping is one the kernel would have refused (S1.4).
   if (!mapping || mapping->writable) return false;
-  return alloc_.map(mapping->length, mapping->start) == 0;
+  return alloc_->map(mapping->length, mapping->start) == 0;
 }
 
 int Proc::security_label(std::string& out) {

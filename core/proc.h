@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/designs/registry.h"
 #include "core/block_pool.h"
 #include "core/buffer_file.h"
 #include "core/client_mapping.h"
@@ -145,7 +146,7 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   uid_t euid() const { return euid_; }
   BufferFile& buffers() { return *buffers_; }
   Device& device() { return *device_; }
-  alloc::Allocator& allocator() { return alloc_; }
+  alloc::Allocator& allocator() { return *alloc_; }
   // The device's variant when this proc opened (docs/design.md section 5): what stats and logs
   // print.
   const DeviceOptions& options() const { return options_; }
@@ -478,7 +479,7 @@ class Proc final : public std::enable_shared_from_this<Proc>, public ReadResumer
   const std::unique_ptr<BufferFile> buffers_;
   sync::Mutex map_lock_;  // serializes the lazy mapping lookup (S1.7)
   const std::unique_ptr<MappingFinder> mapping_ CUSED_PT_GUARDED_BY(map_lock_);
-  alloc::Allocator alloc_;
+  std::unique_ptr<alloc::Allocator> alloc_;
   std::atomic<bool> released_{false};
   // Set by the first ioctl that came with a file table (Completion::caller_files()): from then on
   // the proc's reads can install the fds sent to it, so senders may pass it fds. Atomic, no lock:

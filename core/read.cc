@@ -255,7 +255,7 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   data.sender_pid = from ? from->proc->pid() : 0;
   data.data_size = buffer->data_size();
   data.offsets_size = buffer->offsets_size();
-  data.data.ptr.buffer = alloc_.user_address(*buffer);
+  data.data.ptr.buffer = alloc_->user_address(*buffer);
   data.data.ptr.offsets = data.data.ptr.buffer + align8(buffer->data_size());
   tr.secctx = t->security_ctx;
   std::size_t size = sizeof(data);
@@ -276,7 +276,7 @@ Proc::ReadStep Proc::emit_transaction(Thread& thread, PendingRead& read,
   // tracepoint.
   trace::emit(TraceEventType::kTransactionReceived, t->debug_id);
   count_return(cmd);
-  buffer->allow_user_free.store(true, std::memory_order_release);
+  buffer->set_allow_user_free();
   if (cmd != BR_REPLY && !t->is_async) {
     sync::LockGuard guard(inner_lock_);
     assume_locked(thread);

@@ -87,8 +87,7 @@ void Proc::release_work(const std::function<DequeuedWork()>& pop) {
     alloc::Buffer* buffer = t->get_buffer();
     cleanup_transaction(t, BR_DEAD_REPLY);
     // Undelivered, so its files were never installed: they go with the buffer's record.
-    if (buffer && !buffer->allow_user_free.load(std::memory_order_acquire))
-      free_buffer(nullptr, *buffer, nullptr);
+    if (buffer && !buffer->allow_user_free()) free_buffer(nullptr, *buffer, nullptr);
   }
 }
 

@@ -126,7 +126,7 @@ PayloadHint Proc::payload_hint_for(const binder_transaction_data& tr) const {
   if (tr.data_size > PayloadHint::kMaxBytes || tr.offsets_size > PayloadHint::kMaxBytes ||
       hint.data_size + hint.offsets_size > PayloadHint::kMaxBytes)
     return {};
-  const std::uint64_t mapping = alloc_.vm_start();
+  const std::uint64_t mapping = alloc_->vm_start();
   auto in_mapping = [&](std::uint64_t addr, std::uint64_t size) {
     return size && mapping && addr < mapping + alloc::kMaxBufferSpace && mapping < addr + size;
   };
@@ -246,12 +246,12 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
   if (!target.ensure_mapped()) return {BR_DEAD_REPLY, -ESRCH};
   const bool oneway = !plan.reply && (plan.t->flags & TF_ONE_WAY);
   alloc::NewBufferResult result =
-      target.alloc_.new_buffer(tr.data_size, tr.offsets_size, extra_buffers_size, oneway, pid_);
+      target.alloc_->new_buffer(tr.data_size, tr.offsets_size, extra_buffers_size, oneway, pid_);
   if (!result) return {result.error == -ESRCH ? BR_DEAD_REPLY : BR_FAILED_REPLY, result.error};
   alloc::Buffer& buffer = *result.buffer;
   plan.buffer = &buffer;
-  buffer.debug_id = plan.t->debug_id;
-  buffer.clear_on_free = plan.t->flags & TF_CLEAR_BUF;
+  buffer.set_debug_id(plan.t->debug_id);
+  buffer.set_clear_on_free(plan.t->flags & TF_CLEAR_BUF);
   alloc::trace_buffer(TraceEventType::kAllocBuf, buffer);
   // The buffer owns the target node's local strong reference from now on (S6.7).
   plan.state.target_node = plan.target_node.shared();
@@ -262,9 +262,9 @@ TxnError Proc::fill_buffer(Thread& thread, UserMemory& memory, const binder_tran
   }
   if (!plan.secctx.empty()) {
     std::size_t offset = buffer.size() - align8(plan.secctx.size());
-    std::memcpy(target.alloc_.contents(buffer).data() + offset, plan.secctx.data(),
+    std::memcpy(target.alloc_->contents(buffer).data() + offset, plan.secctx.data(),
                 plan.secctx.size());
-    plan.t->security_ctx = target.alloc_.user_address(buffer) + offset;
+    plan.t->security_ctx = target.alloc_->user_address(buffer) + offset;
   }
   return translate_objects(thread, memory, tr, plan);
 }
@@ -424,7 +424,7 @@ void Proc::fail_transaction(Thread& thread, TxnPlan& plan, TxnError error) {
     alloc::trace_buffer(TraceEventType::kFailedBufferRelease, *plan.buffer);
     // S5.7: the files taken so far are dropped with the record; none was installed.
     plan.target_proc->release_objects(nullptr, plan.state, nullptr);
-    plan.target_proc->alloc_.free_buffer(*plan.buffer);
+    plan.target_proc->alloc_->free_buffer(*plan.buffer);
   } else if (plan.holds_target_strong) {
     dec_node(*plan.target_node, true, false);
   }

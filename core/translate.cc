@@ -126,7 +126,7 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
                                  const binder_transaction_data& tr, TxnPlan& plan) {
   Proc& target = *plan.target_proc;
   alloc::Buffer& buffer = *plan.buffer;
-  std::byte* contents = target.alloc_.contents(buffer).data();
+  std::byte* contents = target.alloc_->contents(buffer).data();
   const binder_uintptr_t user_data = tr.data.ptr.buffer;
   const binder_size_t data_size = tr.data_size;
   const binder_size_t off_start = align8(data_size);
@@ -155,7 +155,7 @@ TxnError Proc::translate_objects(Thread& thread, UserMemory& sender_memory,
                                  : plan.target_node->accept_fds,
                 plan.sender_files, target.receives_files_.load(std::memory_order_relaxed),
                 plan.t->debug_id};
-  const binder_uintptr_t target_base = target.alloc_.user_address(buffer);
+  const binder_uintptr_t target_base = target.alloc_->user_address(buffer);
 
   // Step 6: one object, translated in place.
   auto translate = [&](Object& object, std::size_t index, binder_size_t object_offset) {
@@ -392,7 +392,7 @@ void Proc::free_buffer(Thread* thread, alloc::Buffer& buffer, CallerFiles* close
   }
   alloc::trace_buffer(TraceEventType::kBufferRelease, buffer);
   release_objects(thread, state, closer);
-  alloc_.free_buffer(buffer);
+  alloc_->free_buffer(buffer);
 }
 
 }  // namespace cused::core

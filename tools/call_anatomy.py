@@ -61,7 +61,7 @@ def classify(frames):
         return "heap (malloc/free)"
     if "cused::core::alloc::" in leaf:
         return "engine: buffer allocator"
-    if "cused::sync::" in leaf or "PolicyMutex" in leaf or "AllocLock" in leaf:
+    if "cused::sync::" in leaf or "PolicyMutex" in leaf or "AllocLock" in leaf or "AllocSpinLock" in leaf:
         return "engine: locks"
     if "cused::core::" in leaf:
         return "engine: protocol (core)"

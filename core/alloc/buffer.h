@@ -12,7 +12,8 @@
 
 namespace cused::core::alloc {
 
-class Allocator;
+template <typename MetadataLock>
+class PageSpace;
 
 class Buffer {
  public:
@@ -35,22 +36,29 @@ class Buffer {
   bool oneway_spam_suspect() const { return oneway_spam_suspect_; }
   pid_t pid() const { return pid_; }  // the sender's thread group (S9.7)
 
-  // Owned by the protocol engine. The allocator never reads `transaction` or `target_node`;
-  // they are the kernel's binder_buffer.transaction / .target_node, kept here so that the engine
-  // can get from a BC_FREE_BUFFER address to its transaction and node without a second lookup.
-  void* transaction = nullptr;
-  void* target_node = nullptr;
-  std::uint32_t debug_id = 0;
+  // Written by the protocol engine, read back by it (the kernel's binder_buffer.debug_id,
+  // .clear_on_free, .allow_user_free); accessors so that a foreign allocator's buffer can stand
+  // behind this handle. The transaction and node a buffer serves live in the engine's own
+  // BufferState, not here.
+  std::uint32_t debug_id() const { return debug_id_; }
+  void set_debug_id(std::uint32_t id) { debug_id_ = id; }
   // S9.10 (TF_CLEAR_BUF): zero the whole buffer when it is freed, also at teardown.
-  bool clear_on_free = false;
-  // S9.9 / S11.1: the engine sets this once the buffer has been handed to userspace by a read.
+  bool clear_on_free() const { return clear_on_free_; }
+  void set_clear_on_free(bool clear) { clear_on_free_ = clear; }
+  // S9.9 / S11.1: set once the buffer has been handed to userspace by a read.
   // Allocator::prepare_to_free() accepts the buffer only while it is set and clears it, so a
   // buffer cannot be freed before delivery, or twice. Atomic because a hostile client may send
   // BC_FREE_BUFFER for a guessed address while the engine is delivering the buffer.
-  std::atomic<bool> allow_user_free{false};
+  bool allow_user_free() const { return allow_user_free_.load(std::memory_order_acquire); }
+  void set_allow_user_free() { allow_user_free_.store(true, std::memory_order_release); }
+  // prepare_to_free's test-and-clear: true when the flag was set.
+  bool take_allow_user_free() {
+    return allow_user_free_.exchange(false, std::memory_order_acq_rel);
+  }
 
  private:
-  friend class Allocator;
+  template <typename MetadataLock>
+  friend class PageSpace;
   friend class RangeAlloc;
   std::size_t offset_ = 0;
   std::size_t size_ = 0;
@@ -60,12 +68,15 @@ class Buffer {
   pid_t pid_ = 0;
   bool async_transaction_ = false;
   bool oneway_spam_suspect_ = false;
+  std::uint32_t debug_id_ = 0;
+  bool clear_on_free_ = false;
+  std::atomic<bool> allow_user_free_{false};
 };
 
 // binder_buffer_class (binder_transaction_alloc_buf, _buffer_release, _failed_buffer_release):
 // a buffer's sizes under its transaction's id.
 inline void trace_buffer(TraceEventType type, const Buffer& buffer) {
-  trace::emit(type, buffer.debug_id, buffer.data_size(), buffer.offsets_size(),
+  trace::emit(type, buffer.debug_id(), buffer.data_size(), buffer.offsets_size(),
               buffer.extra_buffers_size());
 }
 

@@ -52,33 +52,30 @@ void PageLru::isolate(Page& page) {
 
 ReclaimResult PageLru::reclaim(std::size_t max_pages) {
   ReclaimResult result;
-  lock_.lock();
-  ReclaimHook hook = hook_;
+  sync::LockGuard guard(lock_);
+  const ReclaimHook hook = hook_;
   // Like list_lru_walk: visit at most max_pages entries from the cold end. A page whose
   // allocator is busy stays where it is (LRU_SKIP); after a reclaim the walk restarts from the
-  // head because the lock was dropped (LRU_REMOVED_RETRY).
+  // head because the owner dropped the lock (LRU_REMOVED_RETRY).
   std::size_t visited = 0;
   auto it = list_.begin();
   while (visited < max_pages && it != list_.end()) {
     ++visited;
     Page& page = *it;
     PageOwner& owner = page.owner();
-    if (!owner.begin_reclaim(page)) {
+    const std::size_t bytes = owner.page_bytes();
+    if (owner.reclaim_page(page, hook) == ReclaimStep::skipped) {
       ++result.skipped;
       ++it;
       continue;
     }
-    lock_.unlock();
-    if (hook) hook(ReclaimPoint{owner, page.index()});
-    result.bytes += owner.finish_reclaim(page);
+    result.bytes += bytes;
     ++result.pages;
-    lock_.lock();
     it = list_.begin();
   }
   total_.pages += result.pages;
   total_.bytes += result.bytes;
   total_.skipped += result.skipped;
-  lock_.unlock();
   return result;
 }
 

@@ -51,31 +51,34 @@ class PageLru {
 
   // Test hook: runs on the reclaiming thread after a page was isolated and before it is punched
   // (with whatever locks the variant holds there). Set it before reclaim runs.
-  using ReclaimHook = std::function<void(const ReclaimPoint&)>;
   void set_reclaim_hook(ReclaimHook hook) CUSED_EXCLUDES(lock_);
 
- private:
-  friend class Allocator;
+  // The LRU's lock (list_lru's lru->lock): the allocator designs take it inside their own locks
+  // (lock order: allocator lock, then install lock, then this), and PageOwner::reclaim_page runs
+  // under it.
+  sync::SpinLock& lock() const CUSED_RETURN_CAPABILITY(lock_) { return lock_; }
 
-  using List = boost::intrusive::list<
-      Page,
-      boost::intrusive::member_hook<Page, boost::intrusive::list_member_hook<>, &Page::lru_hook_>>;
-
-  // For the allocators: all of these run under lock_, which allocators take inside their own
-  // metadata lock (lock order: allocator lock, then install lock, then PageLru::lock_).
+  // For the allocators: all of these run under lock().
   bool on_lru(const Page& page) const CUSED_REQUIRES(lock_) { return page.lru_hook_.is_linked(); }
   bool isolated(const Page& page) const CUSED_REQUIRES(lock_) { return page.isolated_; }
   void add(Page& page) CUSED_REQUIRES(lock_) { list_.push_back(page); }
   void remove(Page& page) CUSED_REQUIRES(lock_) { list_.erase(list_.iterator_to(page)); }
+  // Takes the page off the LRU for a reclaim: neither on the LRU nor free until end_isolation.
   void isolate(Page& page) CUSED_REQUIRES(lock_);
   void end_isolation(Page& page) CUSED_REQUIRES(lock_) { page.isolated_ = false; }
 
-  // Teardown of an allocator sleeps until its reclaims in flight are done (Allocator::release):
-  // finish_reclaim bumps the epoch and wakes sleepers after its last touch of the allocator.
-  // The word lives here because the allocator may be gone by the time of the wake.
+  // Teardown of an allocator sleeps until its reclaims in flight are done (PageSpace::release):
+  // a reclaim bumps the epoch and wakes sleepers after its last touch of the allocator. The word
+  // lives here because the allocator may be gone by the time of the wake.
   void reclaim_done();
   void wait_for_reclaim_done(std::uint32_t seen_epoch);
   std::uint32_t reclaim_epoch() const { return reclaim_epoch_.load(); }
+
+ private:
+  using List = boost::intrusive::list<
+      Page,
+      boost::intrusive::member_hook<Page, boost::intrusive::list_member_hook<>, &Page::lru_hook_>>;
+
   std::atomic<std::uint32_t> reclaim_epoch_{0};
   std::atomic<std::uint32_t> teardown_waiters_{0};
 

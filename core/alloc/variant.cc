@@ -1,18 +1,8 @@
 #include "core/alloc/variant.h"
 
-namespace cused::core::alloc {
+// A design's name and its parse are the registry's (core/alloc/designs/registry.cc).
 
-std::string_view to_string(LockVariant lock) {
-  switch (lock) {
-    case LockVariant::mutex:
-      return "mutex";
-    case LockVariant::spin:
-      return "spin";
-    case LockVariant::spin_install:
-      return "spin-install";
-  }
-  return "?";
-}
+namespace cused::core::alloc {
 
 std::string_view to_string(PageTableVariant pages) {
   return pages == PageTableVariant::eager ? "eager" : "lazy";
@@ -24,12 +14,6 @@ std::string to_string(const Variant& variant) {
   text += ",pages=";
   text += to_string(variant.pages);
   return text;
-}
-
-std::optional<LockVariant> parse_lock_variant(std::string_view text) {
-  for (LockVariant lock : {LockVariant::mutex, LockVariant::spin, LockVariant::spin_install})
-    if (text == to_string(lock)) return lock;
-  return std::nullopt;
 }
 
 std::optional<PageTableVariant> parse_page_table_variant(std::string_view text) {

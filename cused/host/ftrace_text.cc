@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <iterator>
 
-#include "core/alloc/variant.h"
+#include "core/alloc/designs/registry.h"
 #include "core/lock_trace.h"
 #include "core/stats.h"
 #include "core/sync/lock_policy.h"
@@ -80,12 +80,12 @@ std::string fd_text(const TraceEvent::Fields& f, std::string_view side) {
 // the hold (released).
 std::string lock_text(const TraceEvent& event) {
   const TraceEvent::Fields& f = event.fields;
-  const auto variant = static_cast<core::alloc::LockVariant>(f[1]);
+  const core::alloc::Design* design = core::alloc::find_design_by_trace_id(f[1]);
   const std::string_view policy =
       f[2] == core::kNoLockPolicy ? "none" : sync::to_string(static_cast<sync::LockPolicy>(f[2]));
   std::string text = fmt::format("lock={} variant={} policy={}",
                                  core::to_string(static_cast<core::TracedLock>(f[0])),
-                                 core::alloc::to_string(variant), policy);
+                                 design ? design->name : "?", policy);
   auto out = std::back_inserter(text);
   switch (event.type) {
     case TraceEventType::kLockContended:

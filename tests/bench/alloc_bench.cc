@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/designs/registry.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
 #include "cused/host/shrinker_thread.h"
@@ -29,7 +30,7 @@ struct Config {
 struct World {
   explicit World(const Config& config)
       : file(host::MemfdBufferFile::create("alloc-bench", kMaxBufferSpace)),
-        alloc(std::make_unique<Allocator>(*file, config.variant, lru)) {
+        alloc(make_allocator(*file, config.variant, lru)) {
     alloc->map(kMaxBufferSpace);
     if (config.shrinker_stress) {
       host::ShrinkerOptions options;
@@ -110,14 +111,10 @@ void alloc_free(benchmark::State& state, Config config) {
 }
 
 void register_all() {
-  const Variant variants[] = {
-      {LockVariant::mutex, PageTableVariant::eager},
-      {LockVariant::spin, PageTableVariant::eager},
-      {LockVariant::spin_install, PageTableVariant::eager},
-      {LockVariant::mutex, PageTableVariant::lazy},
-      {LockVariant::spin, PageTableVariant::lazy},
-      {LockVariant::spin_install, PageTableVariant::lazy},
-  };
+  // Every registered design (core/alloc/designs/registry.cc), eager then lazy.
+  std::vector<Variant> variants;
+  for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy})
+    for (const Design& design : designs()) variants.push_back({design.variant(), pages});
   for (bool stress : {false, true})
     for (std::size_t size : {std::size_t{4096}, std::size_t{64 * 1024}})
       for (const Variant& variant : variants) {

@@ -55,16 +55,21 @@ BENCHMARK_CAPTURE(BM_Scope, Disabled, 10, false);
 // One allocator-lock section of a daemon thread serving a caller at `nice` (exec_context=caller):
 // the spin designs' lock, held unpreemptible when the caller is less urgent than the daemon (two
 // sched_setattr, core/sync/preemption.h), and the mutex design's lock, held as it is.
-void BM_AllocLockSection(benchmark::State& state, int nice, bool spin) {
+template <typename Lock>
+void lock_sections(benchmark::State& state, int nice) {
   Caller caller(nice);
-  cused::core::alloc::AllocLock lock(
-      spin ? cused::core::alloc::LockVariant::spin : cused::core::alloc::LockVariant::mutex,
-      cused::sync::LockPolicy::kBarging);
+  Lock lock(cused::sync::LockPolicy::kBarging, cused::core::kSleepingLockDesign);
   cused::CallerScheduling scope(caller.tid(), true);
   for (auto _ : state) {
     lock.lock();
     lock.unlock();
   }
+}
+void BM_AllocLockSection(benchmark::State& state, int nice, bool spin) {
+  if (spin)
+    lock_sections<cused::core::alloc::AllocSpinLock>(state, nice);
+  else
+    lock_sections<cused::core::alloc::SleepingAllocLock>(state, nice);
 }
 BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtNice19, 19, true);
 BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtDaemonAttributes, 0, true);

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "client/return_stream.h"
+#include "core/alloc/designs/registry.h"
 #include "core/buffer_file.h"
 #include "core/completion.h"
 #include "core/device.h"
@@ -230,7 +231,9 @@ class Runner {
     std::uint8_t variant = in.u8();
     if (slot.proc) return;
     core::DeviceOptions options = device_->options();
-    options.alloc.lock = static_cast<core::alloc::LockVariant>((variant & 3) % 3);
+    // Two bits pick a registered design (core/alloc/designs/registry.cc): up to four.
+    options.alloc.lock = core::alloc::LockVariant::at(
+        static_cast<std::uint8_t>((variant & 3) % core::alloc::designs().size()));
     options.alloc.pages =
         (variant & 4) ? core::alloc::PageTableVariant::lazy : core::alloc::PageTableVariant::eager;
     options.defer_complete = !(variant & 8);
@@ -241,8 +244,8 @@ class Runner {
     next_pid_ += 100;
     auto file = host::MemfdBufferFile::create("cused-fuzz", std::max<std::size_t>(space, 4096));
     const core::BufferFile& buffers = *file;
-    slot.proc = core::Proc::open(device_, core::OpenerIdentity{slot.pid, slot.pid, 1000}, std::move(file),
-                              std::make_unique<ScriptMapping>(buffers, space));
+    slot.proc = core::Proc::open(device_, core::OpenerIdentity{slot.pid, slot.pid, 1000},
+                                 std::move(file), std::make_unique<ScriptMapping>(buffers, space));
     if (variant & kWithFiles) slot.files = file_table(slot.pid, variant & kCloseRefused);
     if (space)
       arena_.add_readable(slot.proc.get(), reinterpret_cast<std::uint64_t>(buffers.data()), space);

@@ -17,6 +17,7 @@
 
 #include "client/binder_device.h"
 #include "client/cused_mounts.h"
+#include "core/alloc/variant.h"
 #include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
@@ -64,10 +65,10 @@ TEST_F(BinderctlTest, CusedRefusesABadSpecWithStatus2) {
   std::string cused = testing::binary_from_env("CUSED_BINARY") + " --foreground --mount " + dir_;
   auto bad_device = run_shell(cused + " --device binder --device x:alloc_lock=rwlock");
   EXPECT_EQ(exit_status(bad_device), 2) << bad_device.output;
-  EXPECT_NE(
-      bad_device.output.find("--device x:alloc_lock=rwlock: bad alloc_lock=rwlock: expected one of "
-                             "mutex|spin|spin-install"),
-      std::string::npos)
+  EXPECT_NE(bad_device.output.find(
+                "--device x:alloc_lock=rwlock: bad alloc_lock=rwlock: expected one of " +
+                core::alloc::lock_variant_names()),
+            std::string::npos)
       << bad_device.output;
   auto bad_default = run_shell(cused + " --variant defer_complete=maybe");
   EXPECT_EQ(exit_status(bad_default), 2) << bad_default.output;

@@ -6,8 +6,10 @@
 // proc came back (S9.9), the shrinker really reclaimed pages while calls ran (S9.5), and once the
 // processes are gone there is no proc left and no page left on the LRU (S1.9).
 //
-// Two of the services reply with TF_DEFER_COMPLETE, two with the legacy flow. Runs for the
-// baseline variant and for spin-install with the steal lock policy.
+// Two of the services reply with TF_DEFER_COMPLETE, two with the legacy flow. Runs for every
+// registered allocator design that is not racy on purpose (core/alloc/designs/registry.cc): the
+// first (mutex) with the barging lock policy and eager pages, the others with the kernel's mutex
+// rule (steal) and lazy pages.
 //   CUSED_STRESS_CALLS  calls per client thread (default 96: 3072 calls and ~380 MiB of payload
 //                       per variant, about 5 s per variant on 2 loaded vCPUs)
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/crc.hpp>
 #include <chrono>
@@ -36,6 +39,7 @@
 #include "client/binder_process.h"
 #include "client/ipc_thread.h"
 #include "client/service_manager.h"
+#include "core/alloc/designs/registry.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
@@ -277,7 +281,7 @@ void expect_allocator_empty(testing::MountedBinderfs& mount, pid_t pid) {
 
 // S9.5 (reclaim never touches a page of an allocated buffer), S9.9 (every buffer freed), S1.9
 // (nothing left after the processes exit), through the daemon with the shrinker in stress mode.
-class DaemonStress : public ::testing::TestWithParam<const char*> {};
+class DaemonStress : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLeaks) {
   auto variant = core::parse_device_variant(GetParam());
@@ -344,12 +348,24 @@ TEST_P(DaemonStress, S9_5_ChecksummedCallsSurviveTheStressShrinker_AndNoBufferLe
       << driver.page_lru().size() << " pages left on the LRU";
 }
 
-// The upstream baseline, and the RFC's allocator design with the kernel's mutex rule (steal).
-INSTANTIATE_TEST_SUITE_P(Variants, DaemonStress,
-                         ::testing::Values("alloc_lock=mutex,lock_policy=barging",
-                                           "alloc_lock=spin-install,pages=lazy,lock_policy=steal"),
+// Every design that must lose nothing, as a variant spec.
+std::vector<std::string> stress_variants() {
+  std::vector<std::string> specs;
+  for (const core::alloc::Design& design : core::alloc::designs()) {
+    if (design.racy_on_purpose) continue;
+    specs.push_back("alloc_lock=" + std::string(design.name) +
+                    (specs.empty() ? ",lock_policy=barging" : ",pages=lazy,lock_policy=steal"));
+  }
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, DaemonStress, ::testing::ValuesIn(stress_variants()),
                          [](const auto& info) {
-                           return info.index == 0 ? "mutex" : "spinInstall";
+                           const std::string prefix = "alloc_lock=";
+                           std::string name = info.param.substr(
+                               prefix.size(), info.param.find(',') - prefix.size());
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
                          });
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "client/binder_device.h"
+#include "core/alloc/variant.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
@@ -185,7 +186,8 @@ TEST_F(VariantsTest, ControlAddWithBadSpecIsEinvalAndLogged_S10_3) {
   EXPECT_EQ(add("bad:alloc_lock=rwlock"), -EINVAL);
   EXPECT_FALSE(std::filesystem::exists(mount_.path("bad")));
   EXPECT_EQ(get("bad"), "errno " + std::to_string(ENOENT));
-  EXPECT_TRUE(log_.contains("bad alloc_lock=rwlock: expected one of mutex|spin|spin-install"));
+  EXPECT_TRUE(
+      log_.contains("bad alloc_lock=rwlock: expected one of " + core::alloc::lock_variant_names()));
   EXPECT_EQ(add("binder:pages=lazy"), -EEXIST) << "an existing name stays EEXIST";
 }
 
@@ -230,8 +232,9 @@ TEST_F(VariantsTest, ChangeAppliesToProcsOpenedAfterwardsOnly) {
   std::multiset<core::alloc::LockVariant> locks;
   mount_.registry().for_each_proc_of(
       getpid(), [&](core::Proc& proc) { locks.insert(proc.allocator().variant().lock); });
-  EXPECT_EQ(locks, (std::multiset<core::alloc::LockVariant>{core::alloc::LockVariant::mutex,
-                                                            core::alloc::LockVariant::spin}));
+  EXPECT_EQ(locks,
+            (std::multiset<core::alloc::LockVariant>{core::alloc::LockVariant::named("mutex"),
+                                                     core::alloc::LockVariant::named("spin")}));
 }
 
 // Without a shrinker (a Filesystem nobody gave one) the request is not served.

@@ -12,7 +12,7 @@
 // Under ThreadSanitizer the fake's zeroing of a punched page is a write TSan sees, where the
 // memfd's happens in the kernel. The allocator orders every punch after the last use of the page
 // (its lock, or the install lock), except under the `spin` variant's reclaim, racy by design
-// (core/alloc/allocator.cc, begin_reclaim); no test of core-unit reclaims, so it never meets the
+// (core/alloc/designs/spin.cc, reclaim_page); no test of core-unit reclaims, so it never meets the
 // fake. A test that reclaimed under `spin` on this store would see that race reported.
 #pragma once
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/lock_trace.h"
 #include "cused/host/ftrace_line.h"
 
 namespace cused::tools::ab {
@@ -63,7 +64,8 @@ std::string thread_class(const FtraceLine& line, const std::string& key) {
 // The allocator's locks, whose variant= is the device's alloc_lock= (the engine's proc, node and
 // context locks say `mutex` on every device, which names no device).
 bool is_allocator_lock(const LockId& lock) {
-  return lock.lock == "alloc" || lock.lock == "alloc_install";
+  return lock.lock == core::to_string(core::TracedLock::alloc) ||
+         lock.lock == core::to_string(core::TracedLock::alloc_install);
 }
 
 // The group of `lock` and thread class `thread` in `groups`, made on first use; `name` is the

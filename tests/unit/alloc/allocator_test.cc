@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/alloc/page_table.h"
 #include "cused/host/memfd_buffer_file.h"
 #include "tests/unit/alloc/fixture.h"
 #include "tests/unit/fake_timer.h"
@@ -43,18 +44,19 @@ TEST(SanitizedSize, S11_14_OverflowIsRejected) {
 }
 
 TEST(VariantNames, ParseWhatTheyPrint) {
-  for (const Variant& variant : kAllVariants) {
+  for (const Variant& variant : all_variants()) {
     EXPECT_EQ(parse_lock_variant(to_string(variant.lock)), variant.lock);
     EXPECT_EQ(parse_page_table_variant(to_string(variant.pages)), variant.pages);
   }
-  EXPECT_EQ(to_string(Variant{LockVariant::spin_install, PageTableVariant::lazy}),
+  EXPECT_EQ(to_string(Variant{LockVariant::named("spin-install"), PageTableVariant::lazy}),
             "alloc_lock=spin-install,pages=lazy");
   EXPECT_FALSE(parse_lock_variant("spin_install"));
 }
 
 TEST_P(AllocatorTest, S1_4_MapUsesAtMost4MiBAndOnlyOnce) {
   auto file = host::MemfdBufferFile::create("t", kMaxBufferSpace);
-  Allocator alloc(*file, GetParam(), lru);
+  auto owned = make_allocator(*file, GetParam(), lru);
+  Allocator& alloc = *owned;
   EXPECT_EQ(alloc.map(0), -EINVAL);  // a failed map does not use up the one map
   EXPECT_EQ(alloc.map(64 << 20), 0);
   EXPECT_EQ(alloc.size(), kMaxBufferSpace);
@@ -100,8 +102,10 @@ TEST_P(AllocatorTest, S1_6_AllocationAfterUnmapFailsWithEsrchButFreeWorks) {
 TEST_P(AllocatorTest, S1_7_AllocationBeforeMapFailsWithEsrch) {
   auto file = host::MemfdBufferFile::create("t", 1 << 20);
   std::vector<std::string> log;
-  Allocator alloc(*file, GetParam(), lru,
-                  {.pid = 42, .log = [&](std::string_view line) { log.emplace_back(line); }});
+  auto owned =
+      make_allocator(*file, GetParam(), lru,
+                     {.pid = 42, .log = [&](std::string_view line) { log.emplace_back(line); }});
+  Allocator& alloc = *owned;
   EXPECT_EQ(alloc.new_buffer(8, 0, 0, false, 1).error, -ESRCH);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0], "42: binder_alloc_buf, no vma");
@@ -147,7 +151,7 @@ TEST_P(AllocatorTest, S9_2_BestFitPicksTheSmallestFreeBufferThatFits) {
     fence.push_back(proc.sync_buffer(8));
   }
   for (Buffer* buffer : hole) {
-    buffer->allow_user_free = true;
+    buffer->set_allow_user_free();
     proc.alloc->free_buffer(*buffer);
   }
   Buffer* fits_32 = proc.sync_buffer(24);
@@ -345,7 +349,8 @@ TEST_P(AllocatorTest, S9_8_ExhaustionLogsTheKernelTotals) {
 TEST_P(AllocatorTest, S9_9_FreeLookupTakesOnlyTheExactStartOfADeliveredBuffer) {
   TestProc proc(lru, GetParam(), 1 << 20);
   auto file = host::MemfdBufferFile::create("t", 1 << 20);
-  Allocator alloc(*file, GetParam(), lru);
+  auto owned = make_allocator(*file, GetParam(), lru);
+  Allocator& alloc = *owned;
   ASSERT_EQ(alloc.map(1 << 20, 0x7000'0000), 0);
   Buffer* first = alloc.new_buffer(64, 0, 0, false, 1).buffer;
   Buffer* buffer = alloc.new_buffer(64, 0, 0, false, 1).buffer;
@@ -353,7 +358,7 @@ TEST_P(AllocatorTest, S9_9_FreeLookupTakesOnlyTheExactStartOfADeliveredBuffer) {
   EXPECT_EQ(address, 0x7000'0000u + 64);
   // S11.1: not handed to userspace yet.
   EXPECT_EQ(alloc.prepare_to_free(address).error, -EPERM);
-  buffer->allow_user_free = true;
+  buffer->set_allow_user_free();
   EXPECT_EQ(alloc.prepare_to_free(address + 8).error, -ENOENT);  // interior pointer
   EXPECT_EQ(alloc.prepare_to_free(address - 64 * 1024 * 1024).error, -ENOENT);
   EXPECT_EQ(alloc.prepare_to_free(0x7000'0000u + 4096).error, -ENOENT);  // free space
@@ -362,7 +367,7 @@ TEST_P(AllocatorTest, S9_9_FreeLookupTakesOnlyTheExactStartOfADeliveredBuffer) {
   EXPECT_EQ(alloc.prepare_to_free(address).error, -EPERM);  // double free
   alloc.free_buffer(*lookup.buffer);
   EXPECT_EQ(alloc.prepare_to_free(address).error, -ENOENT);  // gone
-  first->allow_user_free = true;
+  first->set_allow_user_free();
   EXPECT_EQ(alloc.prepare_to_free_offset(0).buffer, first);
 }
 
@@ -370,13 +375,13 @@ TEST_P(AllocatorTest, S9_10_ClearOnFreeZeroesTheWholeBuffer) {
   TestProc proc(lru, GetParam(), 1 << 20);
   Buffer* buffer = proc.sync_buffer(3000);
   std::memset(proc.alloc->contents(*buffer).data(), 0xab, buffer->size());
-  buffer->clear_on_free = true;
+  buffer->set_clear_on_free(true);
   proc.alloc->free_buffer(*buffer);
   // The page stayed on the LRU (nothing reclaimed it), so zeroes can only come from clearing.
   ASSERT_EQ(proc.alloc->page_state(0), PageState::lru);
   Buffer* again = proc.sync_buffer(3000);
   ASSERT_EQ(again->offset(), 0u);
-  EXPECT_FALSE(again->clear_on_free);
+  EXPECT_FALSE(again->clear_on_free());
   auto bytes = proc.alloc->contents(*again);
   EXPECT_TRUE(
       std::all_of(bytes.begin(), bytes.end(), [](std::byte b) { return b == std::byte{0}; }));
@@ -423,7 +428,7 @@ TEST_P(AllocatorTest, CopyHelpersCheckBoundsAndAlignment) {
 TEST_P(AllocatorTest, S1_9_ReleaseFreesBuffersPagesAndLruEntries) {
   TestProc proc(lru, GetParam(), 1 << 20);
   Buffer* kept = proc.sync_buffer(5 * page());
-  kept->clear_on_free = true;
+  kept->set_clear_on_free(true);
   Buffer* freed = proc.sync_buffer(3 * page());
   proc.alloc->free_buffer(*freed);
   EXPECT_GT(lru.size(), 0u);
@@ -457,7 +462,7 @@ TEST_P(AllocatorTest, PageMetadataIsAllocatedUpFrontOnlyWhenEager) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, AllocatorTest, ::testing::ValuesIn(kAllVariants),
+INSTANTIATE_TEST_SUITE_P(Variants, AllocatorTest, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return name_of(info.param); });
 
 }  // namespace

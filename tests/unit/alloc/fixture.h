@@ -4,9 +4,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/designs/registry.h"
 #include "core/alloc/page_lru.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
@@ -18,7 +21,7 @@ struct TestProc {
   TestProc(PageLru& lru, Variant variant, std::size_t space = kMaxBufferSpace,
            AllocatorOptions options = {})
       : file(host::MemfdBufferFile::create("cused-alloc-test", space)),
-        alloc(std::make_unique<Allocator>(*file, variant, lru, std::move(options))) {
+        alloc(make_allocator(*file, variant, lru, std::move(options))) {
     if (alloc->map(space) != 0) throw std::runtime_error("map failed");
   }
   ~TestProc() { alloc.reset(); }  // the allocator goes before its file
@@ -37,13 +40,35 @@ inline std::string name_of(const Variant& variant) {
   return name;
 }
 
-inline constexpr Variant kAllVariants[] = {
-    {LockVariant::mutex, PageTableVariant::eager},
-    {LockVariant::mutex, PageTableVariant::lazy},
-    {LockVariant::spin, PageTableVariant::eager},
-    {LockVariant::spin, PageTableVariant::lazy},
-    {LockVariant::spin_install, PageTableVariant::eager},
-    {LockVariant::spin_install, PageTableVariant::lazy},
-};
+// Every registered design (core/alloc/designs/registry.cc) with each page table: the allocator
+// suites' parameters. design_coverage.cc fails a suite that leaves a registered design out.
+inline std::vector<Variant> all_variants() {
+  std::vector<Variant> variants;
+  for (const Design& design : designs())
+    for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy})
+      variants.push_back({design.variant(), pages});
+  return variants;
+}
+
+// Every registered design once, the page tables taken in turn: for the suites too slow to run
+// each design with both.
+inline std::vector<Variant> each_design() {
+  std::vector<Variant> variants;
+  for (const Design& design : designs())
+    variants.push_back({design.variant(), variants.size() % 2 == 0 ? PageTableVariant::eager
+                                                                   : PageTableVariant::lazy});
+  return variants;
+}
+
+inline bool racy_on_purpose(const Variant& variant) {
+  return design_of(variant.lock).racy_on_purpose;
+}
 
 }  // namespace cused::core::alloc::testing
+
+namespace cused::core::alloc {
+
+// gtest prints a parameter so: "alloc_lock=spin-install,pages=lazy" (design_coverage.cc reads it).
+inline void PrintTo(const Variant& variant, std::ostream* out) { *out << to_string(variant); }
+
+}  // namespace cused::core::alloc

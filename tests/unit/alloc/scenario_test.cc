@@ -182,13 +182,9 @@ TEST_P(ScenarioTest, S9_5_S9_12_EveryAlignmentEveryPlacementEveryFreeOrder) {
   }
 }
 
-// Single-threaded, the lock variants run the same page logic; one instance of each lock
-// variant, covering both page tables, keeps the run to seconds.
-INSTANTIATE_TEST_SUITE_P(Variants, ScenarioTest,
-                         ::testing::Values(Variant{LockVariant::mutex, PageTableVariant::eager},
-                                           Variant{LockVariant::spin, PageTableVariant::lazy},
-                                           Variant{LockVariant::spin_install,
-                                                   PageTableVariant::lazy}),
+// Single-threaded, the designs run the same page logic; one instance of each design, the page
+// tables taken in turn, keeps the run to seconds.
+INSTANTIATE_TEST_SUITE_P(Variants, ScenarioTest, ::testing::ValuesIn(each_design()),
                          [](const auto& info) { return name_of(info.param); });
 
 }  // namespace

@@ -31,7 +31,7 @@ class ShrinkerTest : public ::testing::Test {
 };
 
 TEST_F(ShrinkerTest, ShrinkNowReclaimsTheWholeLruAndReportsPagesAndBytes) {
-  TestProc one(lru, {}, 1 << 20), two(lru, {LockVariant::spin_install}, 1 << 20);
+  TestProc one(lru, {}, 1 << 20), two(lru, {LockVariant::named("spin-install")}, 1 << 20);
   park_pages(one, 3);
   park_pages(two, 5);
   Shrinker shrinker(lru);

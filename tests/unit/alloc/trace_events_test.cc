@@ -12,6 +12,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "core/alloc/alloc_lock.h"
@@ -95,11 +96,18 @@ void contend(Lock& lock, RecordingSink& sink) {
   waiter.join();
 }
 
-class LockTraceTest : public ::testing::TestWithParam<LockVariant> {};
+// The two kinds of metadata lock the designs use (core/alloc/alloc_lock.h), each carrying the
+// trace id of the design that built it.
+template <typename Lock>
+class LockTraceTest : public ::testing::Test {};
+using MetadataLocks = ::testing::Types<SleepingAllocLock, AllocSpinLock>;
+TYPED_TEST_SUITE(LockTraceTest, MetadataLocks);
 
-TEST_P(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased) {
+TYPED_TEST(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased) {
+  constexpr std::uint8_t kDesign = 5;
+  constexpr bool kSleeping = std::is_same_v<TypeParam, SleepingAllocLock>;
   RecordingSink sink;
-  AllocLock lock(GetParam(), sync::LockPolicy::kBarging);
+  TypeParam lock(sync::LockPolicy::kBarging, kDesign);
   contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(types(waiter),
@@ -110,10 +118,9 @@ TEST_P(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased
   EXPECT_LE(waiter[1].time, waiter[2].time);
   for (const TraceEvent& event : waiter) {
     EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(TracedLock::alloc));
-    EXPECT_EQ(event.fields[1], static_cast<std::uint64_t>(GetParam()));
-    EXPECT_EQ(event.fields[2], GetParam() == LockVariant::mutex
-                                   ? static_cast<std::uint64_t>(sync::LockPolicy::kBarging)
-                                   : kNoLockPolicy);
+    EXPECT_EQ(event.fields[1], kDesign);
+    EXPECT_EQ(event.fields[2],
+              kSleeping ? static_cast<std::uint64_t>(sync::LockPolicy::kBarging) : kNoLockPolicy);
   }
   // The holder was not contended; its hold of 1 ms and more is past kLongHold.
   const std::vector<TraceEvent> holder = sink.of_task(kHolder);
@@ -121,19 +128,9 @@ TEST_P(LockTraceTest, TheWaiterSeesContendedThenAcquiredAfterItsWaitThenReleased
   EXPECT_GE(holder[0].fields[3], std::chrono::nanoseconds(1ms).count()) << "hold ns";
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, LockTraceTest,
-                         ::testing::Values(LockVariant::mutex, LockVariant::spin,
-                                           LockVariant::spin_install),
-                         [](const auto& info) {
-                           return info.param == LockVariant::spin_install
-                                      ? std::string("spin_install")
-                                      : std::string(to_string(info.param));
-                         });
-
 TEST(LockTrace, TheInstallLockIsNamedWithItsPolicy) {
   RecordingSink sink;
-  InstallLock lock(sync::LockPolicy::kHandoff,
-                   static_cast<std::uint8_t>(LockVariant::spin_install));
+  InstallLock lock(sync::LockPolicy::kHandoff, find_design("spin-install")->trace_id);
   contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(waiter.size(), 3u);
@@ -146,7 +143,7 @@ TEST(LockTrace, TheInstallLockIsNamedWithItsPolicy) {
 // and prio, its acquired its own prio; the holder's release its prio.
 TEST(LockTrace, TheWaiterNamesItsHolderAndEachSidesPrio) {
   RecordingSink sink;
-  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  SleepingAllocLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign);
   contend(lock, sink);
   const std::vector<TraceEvent> waiter = sink.of_task(kWaiter);
   ASSERT_EQ(waiter.size(), 3u);
@@ -163,7 +160,7 @@ TEST(LockTrace, TheWaiterNamesItsHolderAndEachSidesPrio) {
 // often; switches before the hold or after it are not counted.
 TEST(LockTrace, AReleaseCountsItsHoldersPreemptionsInTheHold) {
   RecordingSink sink;
-  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  SleepingAllocLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign);
   trace::TaskScope task({kHolder, kHolder});
   t_preemptions += 5;
   lock.lock();
@@ -189,7 +186,7 @@ void expect_traced_as(TracedLock name) {
                          TraceEventType::kLockReleased}));
   for (const TraceEvent& event : waiter) {
     EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(name));
-    EXPECT_EQ(event.fields[1], static_cast<std::uint64_t>(LockVariant::mutex));
+    EXPECT_EQ(event.fields[1], kSleepingLockDesign);
     EXPECT_EQ(event.fields[2], static_cast<std::uint64_t>(sync::LockPolicy::kHandoff));
   }
   EXPECT_EQ(waiter[0].fields[3], static_cast<std::uint64_t>(kHolder));
@@ -205,7 +202,7 @@ TEST(LockTrace, TheEngineLocksAreNamedForTheKernelsLocks) {
 // The common case, an uncontended short hold, fills no ring.
 TEST(LockTrace, AShortUncontendedHoldEmitsNothing) {
   RecordingSink sink;
-  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  SleepingAllocLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign);
   for (int i = 0; i < 100; ++i) {
     lock.lock();
     lock.unlock();
@@ -216,7 +213,7 @@ TEST(LockTrace, AShortUncontendedHoldEmitsNothing) {
 // A failed try_lock (the shrinker's) waits for nothing: only the holder's long hold is emitted.
 TEST(LockTrace, AFailedTryLockIsNotContention) {
   RecordingSink sink;
-  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  SleepingAllocLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign);
   lock.lock();
   std::thread([&] { EXPECT_FALSE(lock.try_lock()); }).join();
   std::this_thread::sleep_for(2 * LockTrace::kLongHold);
@@ -225,7 +222,8 @@ TEST(LockTrace, AFailedTryLockIsNotContention) {
 }
 
 // Takes `lock` with try_lock (as the shrinker does) and keeps it for `hold`; false if it was taken.
-bool hold_after_try_lock(AllocLock& lock, std::chrono::microseconds hold) {
+template <typename Lock>
+bool hold_after_try_lock(Lock& lock, std::chrono::microseconds hold) {
   if (!lock.try_lock()) return false;
   std::this_thread::sleep_for(hold);
   lock.unlock();
@@ -234,7 +232,7 @@ bool hold_after_try_lock(AllocLock& lock, std::chrono::microseconds hold) {
 
 TEST(LockTrace, ALongUncontendedHoldEmitsItsRelease) {
   RecordingSink sink;
-  AllocLock lock(LockVariant::spin, sync::LockPolicy::kBarging);
+  AllocSpinLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign + 1);
   ASSERT_TRUE(hold_after_try_lock(lock, 2 * LockTrace::kLongHold));
   const std::vector<TraceEvent> events = sink.events();
   ASSERT_EQ(types(events), std::vector{TraceEventType::kLockReleased});
@@ -243,7 +241,7 @@ TEST(LockTrace, ALongUncontendedHoldEmitsItsRelease) {
 
 // A hold taken before the trace started has no start to measure from: its release is not emitted.
 TEST(LockTrace, AHoldFromBeforeTheTraceIsNotEmitted) {
-  AllocLock lock(LockVariant::mutex, sync::LockPolicy::kBarging);
+  SleepingAllocLock lock(sync::LockPolicy::kBarging, kSleepingLockDesign);
   lock.lock();
   RecordingSink sink;
   std::this_thread::sleep_for(2 * LockTrace::kLongHold);

@@ -33,13 +33,13 @@ TEST(LiveVariant, SetOptionsAppliesToProcsOpenedAfterwards) {
   EXPECT_EQ(to_string(before.proc().options()),
             "alloc_lock=mutex,pages=eager,lock_policy=barging,defer_complete=on,exec_context="
             "caller,install_latency_us=0");
-  EXPECT_EQ(before.proc().allocator().variant().lock, alloc::LockVariant::mutex);
+  EXPECT_EQ(before.proc().allocator().variant().lock, alloc::LockVariant::named("mutex"));
   EXPECT_EQ(before.proc().allocator().variant().pages, alloc::PageTableVariant::eager);
 
   EXPECT_EQ(to_string(after.proc().options()),
             "alloc_lock=spin-install,pages=lazy,lock_policy=handoff,defer_complete=off,exec_"
             "context=caller,install_latency_us=0");
-  EXPECT_EQ(after.proc().allocator().variant().lock, alloc::LockVariant::spin_install);
+  EXPECT_EQ(after.proc().allocator().variant().lock, alloc::LockVariant::named("spin-install"));
   EXPECT_EQ(after.proc().allocator().variant().pages, alloc::PageTableVariant::lazy);
   EXPECT_EQ(to_string(env.device->options()), to_string(after.proc().options()));
 }
@@ -52,9 +52,9 @@ TEST(LiveVariant, EachProcKeepsTheGenerationItOpenedWith) {
   Client second(env, 200);
   env.device->set_options(variant("alloc_lock=spin-install"));
   Client third(env, 300);
-  EXPECT_EQ(first.proc().allocator().variant().lock, alloc::LockVariant::mutex);
-  EXPECT_EQ(second.proc().allocator().variant().lock, alloc::LockVariant::spin);
-  EXPECT_EQ(third.proc().allocator().variant().lock, alloc::LockVariant::spin_install);
+  EXPECT_EQ(first.proc().allocator().variant().lock, alloc::LockVariant::named("mutex"));
+  EXPECT_EQ(second.proc().allocator().variant().lock, alloc::LockVariant::named("spin"));
+  EXPECT_EQ(third.proc().allocator().variant().lock, alloc::LockVariant::named("spin-install"));
 }
 
 // A variant change keeps the device's label source (S4.9), which the text form does not carry.
@@ -80,9 +80,7 @@ TEST_P(VariantLocksTest, AllocatorMutexTakesTheDevicesLockPolicy) {
   Env env(options);
   Client client(env, 100);
   const alloc::Allocator& allocator = client.proc().allocator();
-  EXPECT_EQ(allocator.lock_policy(), GetParam());
-  EXPECT_EQ(allocator.metadata_lock_policy(), GetParam());
-  EXPECT_EQ(allocator.install_lock_policy(), GetParam());
+  EXPECT_EQ(allocator.sleeping_lock_policy(), GetParam());
 }
 
 // The install lock of spin-install is the allocator's one mutex there; it follows the policy too.
@@ -91,7 +89,7 @@ TEST_P(VariantLocksTest, SpinInstallsInstallLockTakesTheDevicesLockPolicy) {
   options.lock_policy = GetParam();
   Env env(options);
   Client client(env, 100);
-  EXPECT_EQ(client.proc().allocator().install_lock_policy(), GetParam());
+  EXPECT_EQ(client.proc().allocator().sleeping_lock_policy(), GetParam());
 }
 
 TEST(VariantLocks, AChangedPolicyAppliesToProcsOpenedAfterwards) {
@@ -99,8 +97,8 @@ TEST(VariantLocks, AChangedPolicyAppliesToProcsOpenedAfterwards) {
   Client before(env, 100);
   env.device->set_options(variant("alloc_lock=mutex,lock_policy=steal"));
   Client after(env, 200);
-  EXPECT_EQ(before.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kHandoff);
-  EXPECT_EQ(after.proc().allocator().metadata_lock_policy(), sync::LockPolicy::kSteal);
+  EXPECT_EQ(before.proc().allocator().sleeping_lock_policy(), sync::LockPolicy::kHandoff);
+  EXPECT_EQ(after.proc().allocator().sleeping_lock_policy(), sync::LockPolicy::kSteal);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, VariantLocksTest, ::testing::ValuesIn(sync::kLockPolicies),

@@ -118,8 +118,8 @@ TEST(CallerScheduling, HoldsTheAllocatorSpinlockUnpreemptibleAndItsMutexAtTheCal
     const SchedulingAttributes low{SCHED_OTHER, 19, 0};
     Caller caller(low);
     ASSERT_TRUE(caller.applied());
-    core::alloc::AllocLock spin(core::alloc::LockVariant::spin, sync::LockPolicy::kBarging);
-    core::alloc::AllocLock mutex(core::alloc::LockVariant::mutex, sync::LockPolicy::kBarging);
+    core::alloc::AllocSpinLock spin(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+    core::alloc::SleepingAllocLock mutex(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
     const auto before = CallerScheduling::unpreemptible_sections();
     {
       CallerScheduling scope(caller.tid(), true);
@@ -155,7 +155,7 @@ TEST(CallerScheduling, AnUrgentCallersSpinlockSectionKeepsItsAttributes) {
        {SchedulingAttributes{SCHED_RR, 0, 2}, SchedulingAttributes{SCHED_OTHER, own.nice - 5, 0}}) {
     Caller caller(urgent);
     ASSERT_TRUE(caller.applied());
-    core::alloc::AllocLock spin(core::alloc::LockVariant::spin, sync::LockPolicy::kBarging);
+    core::alloc::AllocSpinLock spin(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
     const auto before = CallerScheduling::unpreemptible_sections();
     CallerScheduling scope(caller.tid(), true);
     spin.lock();

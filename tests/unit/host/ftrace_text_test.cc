@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/alloc/variant.h"
+#include "core/alloc/designs/registry.h"
 #include "core/lock_trace.h"
 #include "core/sync/lock_policy.h"
 #include "uapi/binder.h"
@@ -119,10 +119,10 @@ const std::vector<KernelLine>& kernel_page_lines() {
 // cused's own events: the text docs/tracing.md's "cused's own events" gives for the same values.
 const std::vector<KernelLine>& cused_lines() {
   using core::TracedLock;
-  using core::alloc::LockVariant;
-  auto lock = [](TracedLock name, LockVariant variant, std::uint64_t policy) {
+  // A design's events carry its registered trace id (core/alloc/designs/registry.cc).
+  auto lock = [](TracedLock name, std::string_view design, std::uint64_t policy) {
     return std::vector<std::uint64_t>{static_cast<std::uint64_t>(name),
-                                      static_cast<std::uint64_t>(variant), policy};
+                                      core::alloc::find_design(design)->trace_id, policy};
   };
   // Signed fields (a prio of -1) are stored sign-extended, as the sink stores them.
   auto with = [](std::vector<std::uint64_t> fields, std::initializer_list<std::int64_t> more) {
@@ -132,10 +132,10 @@ const std::vector<KernelLine>& cused_lines() {
   const auto steal = static_cast<std::uint64_t>(sync::LockPolicy::kStealWindow);
   const auto barging = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
   const auto handoff = static_cast<std::uint64_t>(sync::LockPolicy::kHandoff);
-  const auto mutex = lock(TracedLock::alloc, LockVariant::mutex, steal);
-  const auto spin = lock(TracedLock::alloc, LockVariant::spin, core::kNoLockPolicy);
-  const auto install = lock(TracedLock::alloc_install, LockVariant::spin_install, barging);
-  const auto inner = lock(TracedLock::proc_inner, LockVariant::mutex, handoff);
+  const auto mutex = lock(TracedLock::alloc, "mutex", steal);
+  const auto spin = lock(TracedLock::alloc, "spin", core::kNoLockPolicy);
+  const auto install = lock(TracedLock::alloc_install, "spin-install", barging);
+  const auto inner = lock(TracedLock::proc_inner, "mutex", handoff);
   static const std::vector<KernelLine> lines{
       {event(TraceEventType::kLockContended, with(mutex, {4242, 139})), "cused_lock_contended",
        "lock=alloc variant=mutex policy=steal-window holder=4242 holder_prio=139"},
