@@ -150,6 +150,11 @@ void Filesystem::trace_ioctl(fuse_req_t req, const void* in, std::size_t in_size
     host::TraceRecorder::Summary summary = options_.trace->stop();
     argument.written = summary.written;
     argument.dropped = summary.dropped;
+    static_assert(core::kTraceEventTypes <= uapi::kCusedTraceEventSlots);
+    std::copy(summary.dropped_by_event.begin(), summary.dropped_by_event.end(),
+              argument.dropped_by_event);
+    if (summary.path.size() < sizeof argument.path)
+      std::memcpy(argument.path, summary.path.c_str(), summary.path.size() + 1);  // with its NUL
   }
   fuse::reply_ioctl(req, 0, &argument, sizeof argument);
 }
