@@ -42,8 +42,8 @@ void LockTrace::acquired(trace::TraceClock::time_point since) {
   hold_ = Hold{now, trace::involuntary_switches(), true};
   const pid_t task = trace::current_task().tid;
   holder_.store(task, std::memory_order_relaxed);
-  trace::emit(TraceEventType::kLockAcquired, lock_, design_, policy_, ns(now - since),
-              trace::task_prio(task));
+  trace::emit_at(now, TraceEventType::kLockAcquired, lock_, design_, policy_, ns(now - since),
+                 trace::task_prio(task));
 }
 
 void LockTrace::begin_hold(bool contended) {
@@ -61,11 +61,12 @@ LockTrace::Hold LockTrace::end_hold() {
 // A contended hold is always emitted, so that each waiter's three events pair up. The switches
 // are counted after the release, which can only add the release's own.
 void LockTrace::released(const Hold& hold) const {
-  const auto held = trace::TraceClock::now() - hold.since;
+  const auto now = trace::TraceClock::now();
+  const auto held = now - hold.since;
   if (!hold.contended && held < kLongHold) return;
   const std::uint64_t switches = trace::involuntary_switches() - hold.switches_before;
-  trace::emit(TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
-              trace::task_prio(trace::current_task().tid), switches);
+  trace::emit_at(now, TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
+                 trace::task_prio(trace::current_task().tid), switches);
 }
 
 }  // namespace cused::core

@@ -14,10 +14,15 @@ std::atomic<TraceSink*> sink{nullptr};
 // Out of line and cold: the inline emit() is all a disabled tracepoint costs.
 [[gnu::cold]] void record(TraceSink& sink, TraceEventType type,
                           std::initializer_list<std::uint64_t> fields) {
+  record_at(sink, std::chrono::steady_clock::now(), type, fields);
+}
+
+[[gnu::cold]] void record_at(TraceSink& sink, std::chrono::steady_clock::time_point time,
+                             TraceEventType type, std::initializer_list<std::uint64_t> fields) {
   TraceEvent event;
   event.type = type;
   event.task = current;
-  event.time = std::chrono::steady_clock::now();
+  event.time = time;
   std::size_t i = 0;
   for (std::uint64_t value : fields) {
     if (i == event.fields.size()) break;

@@ -103,6 +103,8 @@ namespace trace {
 namespace detail {
 extern std::atomic<TraceSink*> sink;
 void record(TraceSink& sink, TraceEventType type, std::initializer_list<std::uint64_t> fields);
+void record_at(TraceSink& sink, std::chrono::steady_clock::time_point time, TraceEventType type,
+               std::initializer_list<std::uint64_t> fields);
 }  // namespace detail
 
 // The sink events go to; null switches tracing off. The sink must stay valid for as long as a
@@ -121,6 +123,17 @@ inline void emit(TraceEventType type, Fields... fields) {
   TraceSink* sink = detail::sink.load(std::memory_order_acquire);
   if (__builtin_expect(sink == nullptr, 1)) return;
   detail::record(*sink, type, {static_cast<std::uint64_t>(fields)...});
+}
+
+// emit(), stamped `time` rather than now: for an event whose instant was read before its fields
+// were (a lock's acquisition and release, core/lock_trace.cc), so that a wait ends where the hold
+// it led to begins.
+template <typename... Fields>
+inline void emit_at(std::chrono::steady_clock::time_point time, TraceEventType type,
+                    Fields... fields) {
+  TraceSink* sink = detail::sink.load(std::memory_order_acquire);
+  if (__builtin_expect(sink == nullptr, 1)) return;
+  detail::record_at(*sink, time, type, {static_cast<std::uint64_t>(fields)...});
 }
 
 // The start of a timed event: the clock is read only while tracing is on, so a duration costs

@@ -20,6 +20,7 @@
 
 #include "core/device_variant.h"
 #include "core/driver.h"
+#include "core/trace_event_names.h"
 #include "core/version.h"
 #include "cused/background.h"
 #include "cused/binderfs/filesystem.h"
@@ -131,6 +132,9 @@ class DaemonTrace {
     auto summary = recorder.stop();
     fmt::print(stderr, "cused: trace: {} events written, {} dropped\n", summary.written,
                summary.dropped);
+    if (summary.dropped > 0)
+      fmt::print(stderr, "cused: trace: dropped per event: {}\n",
+                 cused::core::trace_event_counts_text(summary.dropped_by_event));
   }
   DaemonTrace(const DaemonTrace&) = delete;
   DaemonTrace& operator=(const DaemonTrace&) = delete;

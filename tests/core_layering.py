@@ -21,7 +21,7 @@ LAYERS = [
         "core/align.h", "core/block_pool.h", "core/buffer_file.h", "core/client_mapping.h", "core/completion.h",
         "core/ioctl_argument.*", "core/locks.h", "core/passed_files.h", "core/prefetched_memory.*",
         "core/protocol_features.h", "core/security.*", "core/stats.*", "core/thread_priority.h",
-        "core/timer.h", "core/lock_trace.*", "core/traced_mutex.h", "core/trace_events.*", "core/transaction_log.*", "core/user_memory.h", "core/user_reader.*",
+        "core/timer.h", "core/lock_trace.*", "core/traced_mutex.h", "core/trace_events.*", "core/trace_event_names.h", "core/transaction_log.*", "core/user_memory.h", "core/user_reader.*",
         "core/version.h.in", "core/work.*",
     ]),
     ("alloc", ["core/alloc/*"]),

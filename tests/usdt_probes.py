@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The daemon's USDT probes (cused/host/usdt_probes.cc, docs/tracing.md "USDT probes"): the
 binary's stapsdt notes hold one probe of provider `cused` per trace event, named as the event
-(the names of cused/host/ftrace_text.cc), and no other; and each has a semaphore, which a tracer
+(the names of core/trace_event_names.h), and no other; and each has a semaphore, which a tracer
 raises when it attaches and which makes the daemon fire the probes with no trace being written
 (cused/host/usdt_feed.h).
 
@@ -14,8 +14,8 @@ import sys
 
 
 def event_names(source_root):
-    text = (pathlib.Path(source_root) / "cused/host/ftrace_text.cc").read_text()
-    names = re.search(r"kNames\{(.*?)\};", text, re.S).group(1)
+    text = (pathlib.Path(source_root) / "core/trace_event_names.h").read_text()
+    names = re.search(r"kTraceEventNames\{(.*?)\};", text, re.S).group(1)
     return set(re.findall(r'"((?:binder|cused)_[a-z_]+)"', names))
 
 

@@ -20,8 +20,10 @@
 #include "client/cused_mounts.h"
 #include "client/program_errors.h"
 #include "core/device_variant.h"
+#include "core/trace_event_names.h"
 #include "core/version.h"
 #include "tools/binderctl_control.h"
+#include "tools/trace_event_json.h"
 
 namespace {
 
@@ -147,7 +149,10 @@ int shrink(const ControlFile& control) {
   return 0;
 }
 
-// Starts the daemon's trace into `file`, or stops it and prints what it held.
+int export_json(const std::string& file);
+
+// Starts the daemon's trace into `file`, or stops it and prints what it held, per event what it
+// dropped, and writes its JSON.
 int trace(const ControlFile& control, bool start, const std::string& file) {
   std::string path = start ? std::filesystem::absolute(file).string() : std::string();
   auto result = control.trace(path);
@@ -158,10 +163,28 @@ int trace(const ControlFile& control, bool start, const std::string& file) {
     return fail(*failure, why);
   }
   const auto& done = std::get<cused::uapi::cused_trace>(result);
-  if (start)
+  if (start) {
     fmt::print("tracing to {}\n", path);
-  else
-    fmt::print("{} events written, {} dropped\n", done.written, done.dropped);
+    return 0;
+  }
+  fmt::print("{} events written, {} dropped\n", done.written, done.dropped);
+  if (done.dropped > 0)
+    fmt::print("dropped per event: {}\n",
+               cused::core::trace_event_counts_text(std::vector<std::uint64_t>(
+                   std::begin(done.dropped_by_event), std::end(done.dropped_by_event))));
+  // A daemon before the path was returned leaves it empty: there is no file to export then.
+  const std::string written(done.path, strnlen(done.path, sizeof done.path));
+  return written.empty() ? 0 : export_json(written);
+}
+
+// `trace export FILE`, and every `trace stop`: FILE's Trace Event Format, beside it.
+int export_json(const std::string& file) {
+  const std::string json = cused::tools::trace_json_path(file);
+  auto counts = cused::tools::write_trace_event_json(file, json);
+  fmt::print(
+      "{}: {} calls, {} one-way, {} lock waits, {} lock holds (Trace Event Format: Perfetto UI, "
+      "chrome://tracing)\n",
+      json, counts.calls, counts.one_way, counts.lock_waits, counts.lock_holds);
   return 0;
 }
 
@@ -203,7 +226,11 @@ int run(int argc, char** argv) {
   auto* trace_start = trace_cmd->add_subcommand("start", "Start writing the trace to FILE");
   std::string trace_file;
   trace_start->add_option("file", trace_file, "FILE (created, or truncated)")->required();
-  auto* trace_stop = trace_cmd->add_subcommand("stop", "Stop, and print what the trace held");
+  auto* trace_stop = trace_cmd->add_subcommand(
+      "stop", "Stop, print what the trace held and write it as FILE.json (Trace Event Format)");
+  auto* trace_export = trace_cmd->add_subcommand(
+      "export", "Write a trace FILE (cused --trace's too) as FILE.json, the Trace Event Format");
+  trace_export->add_option("file", trace_file, "FILE")->required()->check(CLI::ExistingFile);
   auto* state_cmd = app.add_subcommand("state", "Print binder_logs/state");
   auto* stats_cmd = app.add_subcommand("stats", "Print binder_logs/stats");
   std::string cuse_node;
@@ -213,6 +240,7 @@ int run(int argc, char** argv) {
                  "`show /dev/NAME` imply it");
   CLI11_PARSE(app, argc, argv);
 
+  if (trace_export->parsed()) return export_json(trace_file);  // needs no daemon
   // A device given as a path is a CUSE node: requests go through it, about its own device.
   if ((set_cmd->parsed() || show_cmd->parsed()) && name.find('/') != std::string::npos) {
     cuse_node = name;

@@ -37,13 +37,17 @@ struct cused_shrink_result {
 
 // `binderctl trace start FILE | stop` (docs/tracing.md): the daemon's trace file. start = 1:
 // the daemon creates (truncates) `path`, absolute and NUL-terminated, and writes the binder events
-// into it; start = 0: it stops, and `written` and `dropped` say what the trace held.
+// into it; start = 0: it stops, and `written` and `dropped` say what the trace held, `path` which
+// file it was, and `dropped_by_event` the drops per event (indexed as core::TraceEventType,
+// named by core/trace_event_names.h).
+inline constexpr unsigned kCusedTraceEventSlots = 64;
 struct cused_trace {
   __u32 start;
   __u32 reserved;  // 0
   __u64 written;   // out, when stopping
   __u64 dropped;   // out, when stopping
-  char path[4072];
+  char path[4072 - 8 * kCusedTraceEventSlots];
+  __u64 dropped_by_event[kCusedTraceEventSlots];  // out, when stopping
 };
 
 // Name in; the device's current variant (every key) out. ENOENT: no such device.

@@ -87,6 +87,11 @@ ControlAnswer trace(const DeviceRegistry& registry, const ControlRequest& reques
     host::TraceRecorder::Summary summary = recorder->stop();
     argument.written = summary.written;
     argument.dropped = summary.dropped;
+    static_assert(core::kTraceEventTypes <= uapi::kCusedTraceEventSlots);
+    std::copy(summary.dropped_by_event.begin(), summary.dropped_by_event.end(),
+              argument.dropped_by_event);
+    if (summary.path.size() < sizeof argument.path)
+      std::memcpy(argument.path, summary.path.c_str(), summary.path.size() + 1);  // with its NUL
   }
   return answer(argument);
 }

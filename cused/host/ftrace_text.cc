@@ -17,42 +17,6 @@ namespace {
 using core::TraceEvent;
 using core::TraceEventType;
 
-constexpr std::array<std::string_view, core::kTraceEventTypes> kNames{
-    "binder_ioctl",
-    "binder_ioctl_done",
-    "binder_write_done",
-    "binder_read_done",
-    "binder_wait_for_work",
-    "binder_txn_latency_free",
-    "binder_transaction",
-    "binder_transaction_received",
-    "binder_transaction_node_to_ref",
-    "binder_transaction_ref_to_node",
-    "binder_transaction_ref_to_ref",
-    "binder_transaction_fd_send",
-    "binder_transaction_fd_recv",
-    "binder_transaction_alloc_buf",
-    "binder_transaction_buffer_release",
-    "binder_transaction_failed_buffer_release",
-    "binder_update_page_range",
-    "binder_alloc_lru_start",
-    "binder_alloc_lru_end",
-    "binder_free_lru_start",
-    "binder_free_lru_end",
-    "binder_alloc_page_start",
-    "binder_alloc_page_end",
-    "binder_unmap_user_start",
-    "binder_unmap_user_end",
-    "binder_command",
-    "binder_return",
-    "cused_lock_contended",
-    "cused_lock_acquired",
-    "cused_lock_released",
-    "cused_page_install",
-    "cused_page_reclaim",
-    "cused_shrinker_pass",
-};
-
 // The field types of TP_STRUCT__entry, as the format prints them: %d of an int, %x of an
 // unsigned int, %zu/%zd of a size_t, %llx of a u64.
 int as_int(std::uint64_t field) { return static_cast<int>(static_cast<std::uint32_t>(field)); }
@@ -102,10 +66,6 @@ std::string lock_text(const TraceEvent& event) {
 }
 
 }  // namespace
-
-std::string_view trace_event_name(TraceEventType type) {
-  return kNames[static_cast<std::size_t>(type)];
-}
 
 std::string trace_event_fields(const TraceEvent& event) {
   const TraceEvent::Fields& f = event.fields;

@@ -11,12 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "core/trace_event_names.h"  // trace_event_name(): "binder_transaction", ...
 #include "core/trace_events.h"
 
 namespace cused::host {
-
-// "binder_transaction", "binder_alloc_lru_start", ...
-std::string_view trace_event_name(core::TraceEventType type);
 
 // What follows "name: " on the event's line: "transaction=12 dest_node=5 ...".
 std::string trace_event_fields(const core::TraceEvent& event);

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -22,6 +23,9 @@ class TaskNames {
   // short window, in which a tid is not reused.
   void note(pid_t tid);
   Task of(pid_t tid);
+  // The program of each thread group noted so far (tgid: the basename of its argv[0], else its
+  // main thread's comm), read with its first thread: the process names of the trace's end lines.
+  std::map<pid_t, std::string> programs();
   void clear();
 
  private:
@@ -29,6 +33,7 @@ class TaskNames {
 
   std::mutex mutex_;
   std::unordered_map<pid_t, Task> cache_;  // guarded by mutex_
+  std::map<pid_t, std::string> programs_;  // guarded by mutex_
 };
 
 }  // namespace cused::host

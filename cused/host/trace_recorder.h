@@ -1,7 +1,11 @@
 // The daemon's trace file (`cused --trace FILE`, docs/tracing.md): core's binder events
-// (core/trace_events.h) go into per-thread rings (trace_ring.h), and a writer thread drains
-// them every 100 ms into FILE in the ftrace text format (ftrace_text.h), merged in time order.
-// Memory is bounded by the rings; what a full ring drops is counted and written at the end.
+// (core/trace_events.h) go into per-thread rings (trace_ring.h). A collector thread empties the
+// rings every 10 ms, and at once when one is a quarter full, into a backlog in memory; a writer
+// thread writes the backlog every 100 ms into FILE in the ftrace text format (ftrace_text.h),
+// merged in time order. Taking an event out of a ring is a copy, so the collector keeps up when
+// the formatting does not (a loaded machine gives the writer little CPU); the formatting catches
+// up from the backlog. Memory is bounded by the rings and the backlog's cap; what a full ring
+// drops is counted per event name and written at the end.
 #pragma once
 
 #include <atomic>
@@ -10,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +29,9 @@ namespace cused::host {
 class TraceRecorder final : public TaskStateSink {
  public:
   static constexpr std::size_t kRingEvents = 16384;  // per daemon thread: 88 bytes each, 1.4 MB
+  // Events collected and not yet written, at most: 88 bytes each, 176 MB. Past it the collector
+  // leaves the rings full, which then drop.
+  static constexpr std::size_t kBacklogEvents = std::size_t{2} << 20;
 
   explicit TraceRecorder(std::size_t ring_events = kRingEvents);
   // Stops. Only a recorder no thread can still be recording into may go (see core::trace).
@@ -40,6 +48,8 @@ class TraceRecorder final : public TaskStateSink {
   struct Summary {
     std::uint64_t written = 0;
     std::uint64_t dropped = 0;
+    TraceEventCounts dropped_by_event{};  // per core::TraceEventType
+    std::string path;                     // the file
   };
   // Ends the trace: core stops emitting, what the rings hold is written, then a last comment
   // line with the counts; the file is closed. A recorder that was not started returns zeros.
@@ -50,26 +60,40 @@ class TraceRecorder final : public TaskStateSink {
 
  private:
   std::shared_ptr<TraceRing> ring_for_this_thread();
-  void run();
-  // Writes what the rings hold. Unless `all`, events of the last 50 ms wait for the next pass:
-  // a thread may still be pushing an event stamped before the newest one drained.
+  std::vector<std::shared_ptr<TraceRing>> rings();
+  void run_collector();
+  void run_writer();
+  // Moves what the rings hold into the backlog (up to its cap unless `all`), and their drops into
+  // the summary.
+  void collect(bool all);
+  // Writes the backlog. Unless `all`, events of the last 50 ms wait for the next pass: a thread
+  // may still be pushing an event stamped before the newest one collected.
   void write_out(bool all);
   void write_line(const TraceRecord& record);
+  void write_end_lines();
 
   const std::uint64_t id_;  // tells this recorder's rings from another's in a thread's cache
   std::atomic<std::uint64_t> trace_number_{0};  // which start() the threads' name caches know
   const std::size_t ring_events_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable collect_wake_;
+  std::atomic<bool> collect_now_{false};  // a ring asked for the collector
   bool stopping_ = false;
   std::FILE* file_ = nullptr;
+  std::string path_;
   std::chrono::steady_clock::time_point started_;
   std::vector<std::shared_ptr<TraceRing>> rings_;
-  std::thread writer_;
+  std::thread collector_, writer_;
+  // The collector's, under backlog_mutex_: what it took from the rings, and their drops.
+  std::mutex backlog_mutex_;
+  std::vector<TraceRecord> backlog_;
+  TraceEventCounts dropped_{};
   // The writer's own, under write_mutex_ (the writer thread and stop() both write).
   std::mutex write_mutex_;
-  std::vector<TraceRecord> pending_;
-  TaskNames names_;  // its own lock: the recording threads note tasks in it
+  std::vector<TraceRecord> pending_;  // in time order
+  std::set<pid_t> written_tgids_;     // the thread groups of the lines written
+  TaskNames names_;                   // its own lock: the recording threads note tasks in it
   Summary summary_;
 };
 

@@ -2,6 +2,7 @@
 // alloc_lock designs, as tools/reproduce's alloc-lock does: one traced run per variant, its
 // trace file, the lock summary after the table, in DIR/summary.json and in the --json record,
 // and the wait panel of the --svg plot.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -9,9 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 
+#include "cused/host/ftrace_line.h"
 #include "tests/integration/cused_daemon.h"
 #include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
@@ -43,6 +48,54 @@ class BinderAbTraceTest : public ::testing::Test {
   std::vector<std::unique_ptr<ToolProcess>> servicemanagers_;
 };
 
+// The traced run's Trace Event Format (docs/tracing.md, "In a trace viewer"), read back: named
+// processes and threads, the calls as slices, and every wait and hold of the text as a slice of
+// its thread with the lock, variant and duration of its line.
+void expect_in_trace_viewer_json(const std::string& text, const std::string& json_path) {
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in) << json_path;
+  auto document = nlohmann::json::parse(in);
+  ASSERT_TRUE(document.at("traceEvents").is_array());
+  std::multiset<std::string> slices;  // "tid name duration-ns-field=value"
+  std::size_t process_names = 0, thread_names = 0, calls = 0;
+  for (const auto& event : document["traceEvents"]) {
+    const std::string ph = event.at("ph");
+    if (ph == "M") {
+      process_names += event["name"] == "process_name";
+      thread_names += event["name"] == "thread_name";
+    } else if (ph == "X") {
+      calls += event["name"] == "binder transaction";
+      const auto& args = event["args"];
+      for (const char* key : {"wait_ns", "hold_ns"})
+        if (args.contains(key))
+          slices.insert(fmt::format(
+              "{} {} {}={} {}", event["tid"].get<int>(), event["name"].get<std::string>(), key,
+              args[key].get<long long>(), args["variant"].get<std::string>()));
+    }
+  }
+  EXPECT_GT(process_names, 0u);
+  EXPECT_GT(thread_names, 0u);
+  EXPECT_GT(calls, 0u) << json_path;
+  std::istringstream lines(text);
+  std::size_t lock_lines = 0;
+  for (std::string text_line; std::getline(lines, text_line);) {
+    auto line = host::parse_ftrace_line(text_line);
+    if (!line) continue;
+    const char* kind = line->event == "cused_lock_acquired"   ? "wait"
+                       : line->event == "cused_lock_released" ? "hold"
+                                                              : nullptr;
+    if (!kind) continue;
+    ++lock_lines;
+    const char* key = kind == std::string("wait") ? "wait_ns" : "hold_ns";
+    auto found = slices.find(fmt::format("{} {} {} {}={} {}", line->tid, kind, *line->field("lock"),
+                                         key, *line->field(key), *line->field("variant")));
+    EXPECT_NE(found, slices.end()) << "not in " << json_path << ": " << text_line;
+    if (found != slices.end()) slices.erase(found);
+  }
+  EXPECT_GT(lock_lines, 0u) << "no lock events to check in " << json_path;
+  EXPECT_TRUE(slices.empty()) << slices.size() << " slices of no line, e.g. " << *slices.begin();
+}
+
 TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitPanel) {
   std::string traces = out_ + "/traces", json = out_ + "/ab.json", svg = out_ + "/ab.svg";
   // Three blocks sharing the fixture's daemon (no --block-setup): the traced runs are block 2's.
@@ -64,6 +117,7 @@ TEST_F(BinderAbTraceTest, ATracedRunPerVariantGivesItsTraceTheSummaryAndTheWaitP
     std::string trace = testing::read_file(traces + "/" + side + ".trace");
     EXPECT_EQ(trace.rfind("# tracer: nop\n", 0), 0u) << side;
     EXPECT_NE(trace.find(": binder_transaction: "), std::string::npos) << side;
+    expect_in_trace_viewer_json(trace, traces + "/" + side + ".trace.json");
   }
   EXPECT_NE(result.output.find("Traced window (--trace): one extra run per variant"),
             std::string::npos)
@@ -124,6 +178,9 @@ TEST_F(BinderAbTraceTest, AStopSignalInTheTracedRunStopsTheTrace) {
   // sh. Which side goes first is binder-ab's random order.
   auto started = [&](const char* side) { return fs::exists(traces + "/" + side + ".trace"); };
   ASSERT_TRUE(testing::wait_until([&] { return started("A") || started("B"); }, 60s));
+  // The file exists before the daemon has answered the start: a signal in between would come
+  // before binder-ab knows its trace runs. The traced run sleeps 0.5 s; come well inside it.
+  std::this_thread::sleep_for(150ms);
   kill(tool.pid(), SIGINT);
   auto result = tool.finish(30s);
   EXPECT_EQ(testing::exit_status(result), 128 + SIGINT) << result.output;

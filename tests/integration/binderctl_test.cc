@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -202,7 +203,17 @@ TEST_F(BinderctlTest, TraceStartsAndStopsOnARunningDaemon) {
   std::string last;
   for (std::string line; std::getline(in, line); last = line)
     if (line[0] != '#') events.push_back(line);
-  EXPECT_EQ(stop.output, std::to_string(events.size()) + " events written, 0 dropped\n");
+  // Then the Trace Event Format beside the trace (issue 47 point 3), which it names.
+  EXPECT_EQ(
+      stop.output.rfind(
+          std::to_string(events.size()) + " events written, 0 dropped\n" + file + ".json: ", 0),
+      0u)
+      << stop.output;
+  std::ifstream json_in(file + ".json");
+  std::string json_text((std::istreambuf_iterator<char>(json_in)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_EQ(json_text.rfind("{\"displayTimeUnit\":\"ns\",", 0), 0u) << json_text.substr(0, 80);
+  EXPECT_NE(json_text.find("\"thread_name\""), std::string::npos);
   const std::string me = "-" + std::to_string(gettid()) + " ";
   const std::string version_ioctl =
       fmt::format("binder_ioctl: cmd=0x{:x} arg=0x", static_cast<unsigned>(BINDER_VERSION));
@@ -214,6 +225,7 @@ TEST_F(BinderctlTest, TraceStartsAndStopsOnARunningDaemon) {
   EXPECT_EQ(last.rfind("# cused: " + std::to_string(events.size()) + " events written", 0), 0u)
       << last;
   fs::remove(file);
+  fs::remove(file + ".json");
 }
 
 // state and stats print binder_logs/ files; a mount without them says so and fails.

@@ -17,19 +17,36 @@ std::string run_line(const TracedRun& run) {
     left_out = fmt::format(" ({} of variant={} left out: the other device's)", run.summary.excluded,
                            run.summary.excluded_variant);
   // A full ring drops what its thread emits next: the tables then miss events, not only lines.
-  std::string dropped = run.dropped == 0
-                            ? ""
-                            : fmt::format(
-                                  "; the daemon's rings dropped {} events ({:.1f} %): the "
-                                  "counts below are lower bounds",
-                                  run.dropped,
-                                  100.0 * static_cast<double>(run.dropped) /
-                                      static_cast<double>(run.dropped + run.written));
+  std::string dropped;
+  if (run.dropped > 0) {
+    dropped = fmt::format(
+        "; the daemon's rings dropped {} events ({:.1f} %):", run.dropped,
+        100.0 * static_cast<double>(run.dropped) / static_cast<double>(run.dropped + run.written));
+    for (const auto& [event, n] : run.dropped_by_event) dropped += fmt::format(" {}={}", event, n);
+  }
+  std::string json;
+  if (!run.json_path.empty()) json = fmt::format("\n   in a trace viewer: {}", run.json_path);
   return fmt::format(
       "{}: {}, block {}, metric {:.6g}, run {:.2f} s, traced {:.3f} s, {} events written ({} "
-      "dropped), {} lock events{}{}\n",
+      "dropped), {} lock events{}{}{}\n",
       run.side, run.path, run.block, run.metric, run.seconds, run.summary.window_seconds,
-      run.written, run.dropped, run.summary.lock_events, left_out, dropped);
+      run.written, run.dropped, run.summary.lock_events, left_out, dropped, json);
+}
+
+// What a side's dropped lock events leave partial, under the tables: the daemon counts drops per
+// event name, not per lock or thread, so every row of that kind may miss up to that many.
+std::string partial_line(const TracedRun& run, const char* event, const char* what) {
+  const std::uint64_t n = run.dropped_of(event);
+  if (n == 0) return "";
+  return fmt::format(
+      "{}: partial: {} {} events were dropped (locks and threads unknown), so each of {}'s {} "
+      "counts (marked ≥) misses up to {}, and its percentiles and totals are of the rest\n",
+      run.side, n, event, run.side, what, n);
+}
+
+// A count the trace may lack some of: "≥ 882" then.
+std::string count_cell(std::size_t count, std::uint64_t dropped) {
+  return dropped == 0 ? fmt::format("{}", count) : fmt::format("≥ {}", count);
 }
 
 std::string behind_cell(const WaitGroup& group) {
@@ -59,19 +76,26 @@ std::string trace_tables(const std::vector<TracedRun>& runs) {
   for (const auto& run : runs)
     for (const auto& group : run.summary.waits)
       out += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.1f} | {:.1f} | {:.3f} | {} |\n",
-                         run.side, group.lock.text(), group.waiter, group.waits.count(),
+                         run.side, group.lock.text(), group.waiter,
+                         count_cell(group.waits.count(), run.dropped_of("cused_lock_acquired")),
                          micros(group.waits.percentile(0.5)), micros(group.waits.percentile(0.99)),
                          micros(group.waits.max()), static_cast<double>(group.waits.total()) / 1e6,
                          behind_cell(group));
+  for (const auto& run : runs) {
+    out += partial_line(run, "cused_lock_acquired", "waits");
+    out += partial_line(run, "cused_lock_contended", "'behind'");
+  }
   out +=
       "\n| variant | lock | holder | holds | P50 µs | P99 µs | max µs | preempted holding "
       "(nivcsw > 0) |\n|---|---|---|---:|---:|---:|---:|---|\n";
   for (const auto& run : runs)
     for (const auto& group : run.summary.holds)
       out += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.1f} | {:.1f} | {} |\n", run.side,
-                         group.lock.text(), group.holder, group.holds.count(),
+                         group.lock.text(), group.holder,
+                         count_cell(group.holds.count(), run.dropped_of("cused_lock_released")),
                          micros(group.holds.percentile(0.5)), micros(group.holds.percentile(0.99)),
                          micros(group.holds.max()), preempted_cell(group));
+  for (const auto& run : runs) out += partial_line(run, "cused_lock_released", "holds");
   return out;
 }
 
@@ -85,6 +109,8 @@ nlohmann::json to_json(const std::vector<TracedRun>& runs) {
                    {"seconds", run.seconds},
                    {"written", run.written},
                    {"dropped", run.dropped},
+                   {"dropped_by_event", run.dropped_by_event},
+                   {"json_path", run.json_path},
                    {"summary", to_json(run.summary)}});
   return out;
 }
@@ -99,6 +125,10 @@ std::vector<TracedRun> traced_runs_from_json(const nlohmann::json& record) {
                     .seconds = entry.at("seconds").get<double>(),
                     .written = entry.at("written").get<std::uint64_t>(),
                     .dropped = entry.at("dropped").get<std::uint64_t>(),
+                    // Records before per-event drops were kept have neither.
+                    .dropped_by_event =
+                        entry.value("dropped_by_event", std::map<std::string, std::uint64_t>{}),
+                    .json_path = entry.value("json_path", std::string()),
                     .summary = lock_summary_from_json(entry.at("summary"))});
   return runs;
 }

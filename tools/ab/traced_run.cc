@@ -10,8 +10,10 @@
 #include <stdexcept>
 #include <variant>
 
+#include "core/trace_event_names.h"
 #include "tools/ab/stop_signals.h"
 #include "tools/binderctl_control.h"
+#include "tools/trace_event_json.h"
 
 namespace cused::tools::ab {
 
@@ -101,6 +103,9 @@ TracedRun traced_run(const TraceWindow& window, const char* side, const Variant&
   run.seconds = result.elapsed.count();
   run.written = held.written;
   run.dropped = held.dropped;
+  for (std::size_t type = 0; type < core::kTraceEventTypes; ++type)
+    if (held.dropped_by_event[type] > 0)
+      run.dropped_by_event[std::string(core::kTraceEventNames[type])] = held.dropped_by_event[type];
   return run;
 }
 
@@ -112,6 +117,8 @@ void summarize(TracedRun& run, const Variant& variant, const Variant& other) {
   std::ifstream in(run.path);
   if (!in) throw std::runtime_error("--trace: cannot read " + run.path);
   run.summary = summarize_lock_trace(in, others != own ? others : "");
+  run.json_path = tools::trace_json_path(run.path);
+  tools::write_trace_event_json(run.path, run.json_path);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -23,7 +24,16 @@ struct TracedRun {
   double metric = 0;   // the traced run's main metric: not one of the measured runs
   double seconds = 0;  // how long the run took
   std::uint64_t written = 0, dropped = 0;  // what the daemon said the trace held
+  // The drops per event name ("cused_lock_acquired"): a count read from the trace that misses
+  // some of its events is partial, and the report says so and by how many.
+  std::map<std::string, std::uint64_t> dropped_by_event{};
+  std::string json_path{};  // the trace in the Trace Event Format (tools/trace_event_json.h)
   LockTraceSummary summary;
+
+  std::uint64_t dropped_of(const std::string& event) const {
+    auto found = dropped_by_event.find(event);
+    return found == dropped_by_event.end() ? 0 : found->second;
+  }
 };
 
 // The value of `key` in a full variant ("alloc_lock=mutex,pages=eager,..."); empty if absent.

@@ -38,19 +38,30 @@ std::vector<std::string> lines_of(const std::string& path) {
 const std::regex kLine(
     R"(^ *(.+)-(\d+) +\( *(\d+|-------)\) \[(\d{3})\] \.\.\.\. +(\d+)\.(\d{6}): (\w+): (.*)$)");
 
-TEST(TraceRing, DropsAndCountsWhenFullAndDrainsOldestFirst) {
-  TraceRing ring(2);
+TEST(TraceRing, DropsAndCountsPerEventWhenFullAndDrainsOldestFirst) {
+  TraceRing ring(4);
   TraceRecord record;
-  for (std::uint64_t i = 0; i < 3; ++i) {
+  std::vector<TraceRing::Push> pushed;
+  for (std::uint64_t i = 0; i < 6; ++i) {
     record.event.fields[0] = i;
-    EXPECT_EQ(ring.push(record), i < 2);
+    record.event.type = i < 5 ? TraceEventType::kReturn : TraceEventType::kLockAcquired;
+    pushed.push_back(ring.push(record));
   }
-  EXPECT_EQ(ring.take_dropped(), 1u);
-  EXPECT_EQ(ring.take_dropped(), 0u);
+  // The first event makes the ring a quarter full: the collector is asked for then.
+  using enum TraceRing::Push;
+  EXPECT_EQ(pushed, (std::vector<TraceRing::Push>{kStoredCollectNow, kStored, kStored, kStored,
+                                                  kDropped, kDropped}));
+  TraceEventCounts dropped{};
+  EXPECT_EQ(ring.take_dropped(dropped), 2u);
+  EXPECT_EQ(dropped[static_cast<std::size_t>(TraceEventType::kReturn)], 1u);
+  EXPECT_EQ(dropped[static_cast<std::size_t>(TraceEventType::kLockAcquired)], 1u);
+  EXPECT_EQ(ring.take_dropped(dropped), 0u);
   std::vector<std::uint64_t> drained;
+  ring.drain([&](const TraceRecord& r) { drained.push_back(r.event.fields[0]); }, 3);
+  EXPECT_EQ(drained, (std::vector<std::uint64_t>{0, 1, 2}));  // at most the limit
   ring.drain([&](const TraceRecord& r) { drained.push_back(r.event.fields[0]); });
-  EXPECT_EQ(drained, (std::vector<std::uint64_t>{0, 1}));
-  EXPECT_TRUE(ring.push(record));  // room again
+  EXPECT_EQ(drained, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_NE(ring.push(record), kDropped);  // room again
 }
 
 TEST(TraceRecorder, WritesEveryThreadsEventsInTimeOrderForTheCallingTask) {
@@ -103,23 +114,32 @@ TEST(TraceRecorder, WritesEveryThreadsEventsInTimeOrderForTheCallingTask) {
   std::remove(path.c_str());
 }
 
-TEST(TraceRecorder, CountsWhatAFullRingDroppedInTheFile) {
+TEST(TraceRecorder, CountsWhatAFullRingDroppedPerEventInTheFile) {
   const std::string path = temp_path();
   TraceRecorder recorder(8);
   ASSERT_EQ(recorder.start(path), 0);
-  // Faster than the writer's 100 ms period: the 8 slots fill long before it drains.
-  for (int i = 0; i < 1000; ++i) core::trace::emit(TraceEventType::kReturn, 0x720c);
+  // Far faster than the collector wakes: the 8 slots fill again and again before it drains.
+  constexpr int kEvents = 100000;
+  for (int i = 0; i < kEvents; ++i) core::trace::emit(TraceEventType::kReturn, 0x720c);
   TraceRecorder::Summary summary = recorder.stop();
-  EXPECT_EQ(summary.written + summary.dropped, 1000u);
+  EXPECT_EQ(summary.written + summary.dropped, std::uint64_t{kEvents});
   EXPECT_GT(summary.dropped, 0u);
+  EXPECT_EQ(summary.dropped_by_event[static_cast<std::size_t>(TraceEventType::kReturn)],
+            summary.dropped);
+  EXPECT_EQ(summary.path, path);
   std::vector<std::string> lines = lines_of(path);
-  ASSERT_FALSE(lines.empty());
+  ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines.back(), "# cused: " + std::to_string(summary.written) + " events written, " +
                               std::to_string(summary.dropped) +
                               " dropped (rings of 8 events per daemon thread)");
+  // Before it: the drops per event, then the process of every line's thread group.
+  EXPECT_EQ(lines[lines.size() - 3],
+            "# cused: dropped per event: binder_return=" + std::to_string(summary.dropped));
+  EXPECT_EQ(lines[lines.size() - 2].rfind("# cused: process " + std::to_string(getpid()) + " ", 0),
+            0u);
   // No client task: the line names the daemon's thread and process.
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(lines[lines.size() - 2], m, kLine));
+  ASSERT_TRUE(std::regex_match(lines[lines.size() - 4], m, kLine));
   EXPECT_EQ(std::stoi(m[2]), gettid());
   EXPECT_EQ(m[3].str(), std::to_string(getpid()));
   std::remove(path.c_str());
