@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "client/binder_device.h"
 
 #include <sys/ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-client's device handle: one open binder device (any path: cused's binderfs node or
 // the kernel's /dev/binder), its read-only buffer mapping, and the raw ioctls. Errors come back
 // as -errno, the way a binder test wants to compare them with the kernel's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-client's process state (libbinder's ProcessState, much reduced): one opened and mapped
 // binder device, the local objects this process serves, the context-manager role, death
 // callbacks, the looper thread pool, and a count of BINDER_WRITE_READ ioctls (what a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where cused deliberately differs from the kernel's driver (docs/binderfs.md lists each case
 // with its spec id), a test that runs against both asks this and skips the kernel-only check
 // with a message, rather than asserting something cused cannot do from userspace.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where cused serves binderfs on this machine: its FUSE mounts (fsname "cused") as /proc/mounts
 // lists them. binderctl finds its daemon with it; a client's failed open says with it whether a
 // daemon serves the device's directory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One message with at most one descriptor attached (SCM_RIGHTS) on a unix socket: how the CUSE
 // mmap shim gets a node's memfd (client/preload, cused/cuse/map_server) and how `cused run` hands
 // its seccomp listener to the daemon (cused/run). Header-only: the preload shim links nothing.

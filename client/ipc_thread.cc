@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "client/ipc_thread.h"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-client's per-thread protocol state (libbinder's IPCThreadState, much reduced): the
 // BC_ command queue that goes out with the next BINDER_WRITE_READ, the BR_ return buffer, a
 // synchronous transact(), and the looper that serves BR_TRANSACTION with a handler and answers

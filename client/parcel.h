@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-client's Parcel: the data + offsets pair of one binder transaction, in libbinder's
 // (Android 10) layout, so that a cused tool and an unmodified libbinder process read each other:
 //   int32 / int64     little-endian, each value padded to 4 bytes;

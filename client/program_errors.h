@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a cused program says when it fails: one line "PROGRAM: what failed; what to do" on stderr
 // and a non-zero exit, whatever was thrown, never std::terminate's "terminate called after
 // throwing ...". With it, the words for the two failures a new binder user meets first: a device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A BR_ return stream (S3.2) as a read buffer holds it: each item is a 4-byte code followed by
 // _IOC_SIZE(code) bytes of payload. Fuzzers and fault tests walk it to learn what to answer next.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The client side of Android 10's service-manager protocol (handle 0, interface
 // android.os.IServiceManager), as libbinder's BpServiceManager speaks it. docs/servicemanager.md
 // has the wire format; tools/servicemanager is the server.

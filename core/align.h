@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Buffer layout arithmetic (S4.10: every area of a transaction buffer starts 8-aligned).
 #pragma once
 

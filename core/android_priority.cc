@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // priority=android: the Android common kernel's priority inheritance (its drivers/android/
 // binder.c: binder_transaction_priority, binder_do_set_priority, binder_restore_priority), which
 // extends S4.12 from nice to scheduling policies. A node's flat_binder_object gives it a minimum

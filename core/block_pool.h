@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The engine's slab caches (the kernel's kmem_cache for binder_transaction and binder_work): a
 // pool of freed blocks of one size, and make_pooled(), std::allocate_shared through it. An object
 // made there lives in an ordinary shared_ptr (weak_ptr, shared_from_this and aliasing work as

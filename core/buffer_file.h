@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The page store behind one proc's buffer space: a memfd that the client maps (FUSE passthrough
 // makes the client's mmap of the device node map this file) and that the daemon maps too, so a
 // transaction is copied exactly once, from the sender's memory into the target's buffer. Punching

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where the client mapped its buffer space. The daemon is not told about mmap (FUSE passthrough
 // maps the memfd without a request), so the frontend finds the mapping in /proc/<pid>/maps when
 // core first needs it; until then the proc counts as unmapped (S1.7).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The write half of BINDER_WRITE_READ: the BC_ command loop (S3.1, binder_thread_write) and the
 // commands that are not transactions or death notifications.
 #include <algorithm>

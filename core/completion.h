@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The answer to one ioctl. core completes it at once, or keeps it (a parked binder read) and
 // completes it later from whichever daemon thread delivers work; it never blocks a daemon thread
 // waiting for binder work (docs/design.md section 1).

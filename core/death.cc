@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Death notifications (S7.1-S7.5): registration, clearing, and the clear-vs-death race that
 // always ends DEAD_BINDER -> (BC_DEAD_BINDER_DONE) -> CLEAR_DEATH_NOTIFICATION_DONE.
 #include "core/proc.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The text of binder_logs/ (S10.6), in the kernel's line shapes: `state`, `transactions`,
 // `proc/<pid>` and `stats` (binder_state_show, binder_transactions_show, binder_proc_show,
 // binder_stats_show); the transaction rings are filled by Proc::record_transaction.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One binder device (a binderfs node such as `binder`, `hwbinder`): its context (the context
 // manager slot, S1.2, S2.3) and its options, shared by every proc opened on it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A device's variant as plain values (docs/design.md section 5): what `cused --device
 // NAME:SPEC`, binder-control and binderctl set, with no engine behind it, so that tools which
 // only parse and print variants (binderctl, binder-ab) need not link the driver.

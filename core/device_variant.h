@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The text form of a device's variant (docs/design.md section 5): what `cused --device NAME:SPEC`,
 // binder-control and binderctl accept and what stats and logs print. alloc_lock= takes the names
 // of core/alloc/designs/registry.cc.

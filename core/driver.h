@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What the kernel keeps in globals: debug ids, the list of every proc of every device (what
 // BINDER_FREEZE and the logs walk) and the page LRU all allocators share. One per
 // daemon; tests make their own so that they share nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // BINDER_FREEZE and BINDER_GET_FROZEN_INFO (S2.10, S2.11) and the frozen side of
 // binder_proc_transaction that is not a plain check: TF_UPDATE_TXN (S4.13). The checks on the
 // transaction path (BR_FROZEN_REPLY, BR_TRANSACTION_PENDING_FROZEN) are in transaction.cc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One BINDER_FREEZE ioctl in progress (S2.10). The kernel freezes the procs of a pid one after
 // the other and may sleep up to timeout_ms on each for its transactions to drain; here the call
 // is parked on the proc it waits for and resumed, on the timer's thread (core/timer.h), by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Freeze notifications (S7.6-S7.9): registration, the state changes a freeze or thaw sends to
 // every registration on the proc's nodes, the acknowledgement, and clearing, which races with a
 // notification in flight exactly as a death clear does: FROZEN_BINDER -> (DONE) -> CLEAR_DONE.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A freeze notification registered on a ref (binder_ref_freeze, S7.6-S7.9). Its work item is
 // BR_FROZEN_BINDER while the registration lives and becomes BR_CLEAR_FREEZE_NOTIFICATION_DONE
 // once it is cleared. While a BR_FROZEN_BINDER is delivered and not yet acknowledged

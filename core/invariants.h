@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Consistency checks over core's state, for the fuzzer and tests (docs/design.md section 7: "never
 // crash, leak, or lose a buffer on any input"). They read a proc the way binder_logs would, so
 // they must run when no request is inside core for that proc (between two ioctls of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ioctl dispatch (S2, binder_ioctl) and the ioctls that are not BINDER_WRITE_READ.
 #include <cerrno>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // How much of an ioctl's argument binder_ioctl reads and writes, per command (S0.1, S2). A
 // frontend that sees the caller's raw argument (CUSE, cused run) copies exactly this much, so an
 // argument the kernel never touches may be anything, NULL included: libbinder's thread exit is

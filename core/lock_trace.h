@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The cused_lock_* events of one of the engine's locks (docs/tracing.md "cused's own events"):
 // which lock, its design (alloc_lock= variant, lock_policy=), how long a contended acquisition
 // waited and behind which holder, how long a hold that matters lasted and how often its holder

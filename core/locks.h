@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The engine's locks, named for the kernel locks they stand for (docs/design.md section 3), and the
 // one bridge -Wthread-safety needs: an object guarded by its proc's inner lock keeps a reference to
 // that lock, and code that holds the proc's lock under its own name tells the analysis so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A local binder object (binder_node): owned by one proc, named by (ptr, cookie), referenced by
 // other procs' refs. Its counters decide when the owner is told to take or drop its own references
 // (S6.1, S6.5). The node lock guards every mutable field; while the owner lives, changes that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Files in transactions (S5.3, S5.4, S5.6, S5.8), the rules of binder_translate_fd,
 // binder_apply_fd_fixups and binder_deferred_fd_close. The sender's file is taken in the sender's
 // request and held in the target buffer's record (BufferState::files, inner lock of the target)

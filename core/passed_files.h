@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Files that travel in transactions (BINDER_TYPE_FD and BINDER_TYPE_FDA; S5.3, S5.4, S5.6). core
 // never opens, dups or closes a file itself: the frontend that serves the caller's ioctl reaches
 // the caller's file table through CallerFiles, and a sender's file is held as a PassedFile from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A caller's memory with some ranges already copied into the daemon: reads that fall inside one
 // of them are served from the copy, everything else goes to the memory underneath. Reaching
 // another process's memory costs a system call per access on this side of the kernel, so the

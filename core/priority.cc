@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S4.12: binder's nice inheritance, as binder.c does it on `current`: a thread that receives a
 // sync call takes the sender's nice when it is more urgent than the node's minimum, else the
 // minimum; a oneway only lowers a less urgent thread to the minimum; the reply restores what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Proc lifetime, thread lookup, the work queues and wake-ups (binder.c's enqueue/wakeup helpers).
 #include "core/proc.h"
 

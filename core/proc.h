@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One open file description of a binder device (binder_proc, S1.1): its threads, nodes, refs,
 // queues and buffer space, and the ioctl entry points a frontend calls. The protocol engine is
 // split by concept over several files, all implementing this class as the kernel's binder.c does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The files of binderfs's features/ directory (S10.5): each names a protocol feature this driver
 // implements, and userspace (libbinder) probes them before using it. List only what core really
 // does. transaction_report (netlink, S4.15) is not implemented.

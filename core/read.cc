@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The read half of BINDER_WRITE_READ (S3.2, binder_thread_read), with its wait turned into a
 // parked request (wake.h); poll (S1.10), flush (S1.8) and interrupts (S1.12).
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A proc's reference to a node (binder_ref), named by a handle ("desc") in that proc, and a death
 // notification registered on it (binder_ref_death, S7); freeze notifications are in
 // freeze_notification.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A proc's handle table (binder_proc's refs_by_desc and refs_by_node; process.rs's ProcessNodeRefs
 // by_handle / by_node): every ref the proc holds, owned under its desc and found again by its
 // node. It has no lock of its own: its Proc holds it guarded by the proc's outer lock, as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Nodes and refs: lookups, creation, the node counters and the handle table (S6; binder.c's
 // binder_inc_node .. binder_inc_ref_for_node).
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Teardown: BINDER_THREAD_EXIT (S2.6) and the release of a whole proc (S1.9): every caller left
 // waiting gets BR_DEAD_REPLY, every death registration on the proc's nodes fires.
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The sender's security label for BR_TRANSACTION_SEC_CTX (S4.9). The kernel asks the LSM and
 // fails the transaction when none provides a label, which breaks servicemanagers that request
 // sender contexts on hosts without SELinux. cused takes the host's label when it has one and

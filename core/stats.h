@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The driver's debug counters (the kernel's binder_stats, S10.6 `stats`): how many of each BC_
 // command a proc wrote, how many of each BR_ code it read, and how many objects of each kind
 // were created and deleted. One set per driver (the kernel's global binder_stats) and one per

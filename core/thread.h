@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One binder thread (binder_thread): a caller tid inside a proc, with its looper state, its own
 // work queue, its transaction stack and its error slots. Every mutable field is guarded by the
 // owning proc's inner lock, which the thread names `inner_lock`.

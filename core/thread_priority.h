@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S4.12: binder's nice inheritance changes the nice of client threads, which the kernel does on
 // `current` (binder_set_nice). core decides what a thread's nice becomes (core/priority.cc); the
 // host reads and sets it (cused/thread_priorities.h). Without one, no priority changes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Time, the one OS service core needs that is not tied to a request: BINDER_FREEZE with a timeout
 // (S2.10) waits up to timeout_ms for a proc to drain, and install_latency_us= puts back the cost
 // of installing a page. The engine never blocks on the first: it parks the ioctl, and the timer

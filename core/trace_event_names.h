@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The names of core's trace events (core/trace_events.h) as tracefs names them: the kernel's
 // binder_* events and cused's own cused_*. For the trace's text (cused/host/ftrace_text.h) and for
 // the programs that print what a trace dropped per event (binderctl, binder-ab), which the

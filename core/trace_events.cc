@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/trace_events.h"
 
 namespace cused::core::trace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The kernel's binder tracepoints (drivers/android/binder_trace.h, docs/tracing.md), as core
 // emits them: at the points where binder.c and binder_alloc.c emit theirs, with the same fields,
 // in TP_STRUCT__entry order. core only records values; the host implements TraceSink, gives each

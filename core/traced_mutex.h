@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A sync::PolicyMutex whose waits and holds are traced as cused_lock_* events (lock_trace.h) under
 // the name `Name`: the engine's proc, node and context locks (locks.h) and spin-install's install
 // mutex, so that a trace shows which of the kernel's locks a caller waited for, and behind whom.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // BC_TRANSACTION / BC_REPLY (S4, binder_transaction): target resolution, the sender's stack
 // rules, the buffer, delivery to the chosen thread, and the failure routing of S3.6.
 #include "core/transaction.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One transaction or reply in flight (binder_transaction), and the engine's record of a buffer it
 // filled in the target proc (the driver half of binder_buffer).
 #pragma once

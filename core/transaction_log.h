@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The rings of the last transactions (the kernel's binder_transaction_log, S4.14, S10.6
 // `transaction_log` / `failed_transaction_log`): every BC_TRANSACTION / BC_REPLY is recorded, and
 // a failed one is also copied to the failed ring with its BR_ code, errno and source line.

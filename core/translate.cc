@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The payload of a transaction (S4.11) and its objects (S5): copied from the sender straight
 // into the target's buffer, objects translated on the way, scatter-gather buffers and their
 // pointer fixups applied during the copy, so that untranslated sender bytes never appear in the

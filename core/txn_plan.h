@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The state binder_transaction carries from one step to the next (transaction.cc, translate.cc).
 #pragma once
 

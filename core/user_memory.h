@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // copy_from_user / copy_to_user for core: the memory of the process whose ioctl is being served.
 // The daemon implements it with process_vm_readv/writev on the caller; tests and fuzzers with an
 // in-process buffer. Every access is checked: a bad address is EFAULT, never a daemon crash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Sequential reads of a caller's write buffer (the BC_ command stream), in as few
 // process_vm_readv calls as possible: it reads ahead a window of the buffer and serves commands
 // from it, and only when a window cannot be read does it fall back to reading each field alone,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What wake_up_interruptible() becomes without sleeping threads. A binder read with no work
 // parks its request; whoever queues work for that thread later detaches the parked read under the
 // proc's inner lock and hands it to the WakeScope of the daemon thread it runs on. When that

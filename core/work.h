@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Work items and the lists that hold them (binder_work and its todo lists). Every list belongs to
 // one proc and is guarded by that proc's inner lock: the proc's own queue, each thread's queue,
 // each node's async queue and the delivered-death list.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Going to the background the way a daemon with threads must: fork before any thread exists
 // (threads do not survive fork, so libfuse's fuse_daemonize after mounting would lose the
 // shrinker and interrupt threads), and keep the caller waiting until the child has mounted, so

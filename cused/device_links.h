@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `--link DIR`: symlinks such as /dev/binder -> MOUNT/binder for clients that hard-code the
 // path. A real character device (or anything else that is not our link) is never replaced, and
 // only the links made here are removed at exit.

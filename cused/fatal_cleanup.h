@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What the daemon undoes even when it dies of a bug: a fatal signal (SIGSEGV, SIGBUS, SIGILL,
 // SIGFPE, SIGABRT) or std::terminate skips every destructor, which would leave clients a dangling
 // mount ("Transport endpoint is not connected") and /dev links into it. The handlers installed

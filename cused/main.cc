@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused: the binder driver as a userspace daemon, serving a binderfs look-alike over FUSE and/or
 // binder character devices through CUSE.
 #include <fmt/format.h>

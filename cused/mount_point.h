@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The directory `cused --mount DIR` serves, made ready before the daemon mounts: a dead mount a
 // killed daemon left there is detached, a directory that a running cused serves is refused (a
 // second FUSE mount stacked on it would hide the first daemon's clients from the second), and a

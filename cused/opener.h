@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What every open of a binder node starts from, in both frontends (binderfs and CUSE): who opened
 // it (S1.2) and the memfd that will hold the proc's buffer space (S1.4).
 #pragma once

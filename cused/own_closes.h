@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's own close() of a client's file it holds (a binder fd passed in a transaction under
 // `cused run`, held by a HeldFile): FUSE sends a flush for it like for any close, but it is not a
 // client's close and must not wake the proc's readers (S1.8). A thread that closes such a file

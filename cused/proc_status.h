@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // /proc/<tid>/status, the kernel's word on a caller thread: its thread group (S1.3) and its
 // signal masks (the io_uring frontend's interrupt watcher).
 #pragma once

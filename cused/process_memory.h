@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::UserMemory for a client process: copy_from_user / copy_to_user become
 // process_vm_readv / process_vm_writev on the calling thread (cused/host/process_vm.h). The kernel
 // checks every access, so a bad pointer in a client's BINDER_WRITE_READ is EFAULT for that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Telling a service manager that the daemon is up, the way systemd's Type=notify expects
 // (sd_notify(3)): one datagram such as "READY=1" to the AF_UNIX socket that $NOTIFY_SOCKET names
 // ("@name" is the abstract namespace). The protocol is that one datagram, so it is written here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's stop signals (SIGTERM, SIGINT, SIGHUP): blocked from main's first line, so that
 // one arriving while the daemon starts (or while it unmounts) cannot kill it with the default
 // action and leave a dead mount ("Transport endpoint is not connected"); a thread of their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/thread_exit_watcher.h"
 
 #include <fmt/format.h>

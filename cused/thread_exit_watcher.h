@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Notices that a binder client's OS thread has exited and releases its binder thread as
 // BINDER_THREAD_EXIT would (S2.6). On the FUSE path the kernel's FUSE refuses that ioctl with
 // EFAULT before cused sees it when its argument is NULL, and libbinder's thread destructor calls

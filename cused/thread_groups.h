@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The thread group of a request's thread. FUSE and CUSE name the calling thread (tid); binder
 // needs its process too (S1.3). Shared by both frontends' open files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host side of S4.12 (core/thread_priority.h): a client thread's nice read and set by tid,
 // as binder_set_nice sets `current`'s. The daemon is root, so it can set any nice; core applies
 // can_nice()'s rule for the opener first (the permission read here). Under priority=android also

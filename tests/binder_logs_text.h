@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reading binder_logs text (S10.6) back in tests: the block of one proc and the numbers in it.
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """core's layering picture (docs/design.md section 1), checked: every file under core/ belongs to
 one layer, and includes only headers of its own layer or of layers below it, uapi/ and system
 headers. Inside a layer, the concepts (a file's name without its extension) include each other

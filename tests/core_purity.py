@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """core/ makes no OS call of its own (issue 20, docs/design.md section 1).
 
 core is the driver as a state machine: every system call belongs to the host layer (cused/host/),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """The command blocks of README.md, docs/run.md and docs/ab.md, run as a new user would (issue 35).
 
 Every code block in those files carries a marker, an HTML comment on the line before it (hidden

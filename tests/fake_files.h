@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A process's file table, faked for the in-process drivers of core (the unit harness in
 // tests/unit/core and the fuzz runner in tests/fuzz): core::CallerFiles over a map from fd numbers
 // to fake open files, so that fd passing (S5.3-S5.8) runs without a frontend. Every PassedFile a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """tools/reproduce's command line without running a scenario (issue 35): --help prints the header
 and says that it builds build/ and writes build/reproduce; an unknown option is refused with a
 pointer to --help, not taken for a scenario name; the duration it states for `all` is the one

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Every citation of the behaviour contract must resolve inside the repository.
 
 Collects the spec ids cited in the git-tracked files (S4.5 in prose and comments, _S4_5 in test

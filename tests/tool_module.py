@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A tools/NAME.py script loaded as a module, for the tests of its functions (suite docs)."""
 
 import importlib.util

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """The unit tests of core mirror its concepts: tests/unit/core/<name>_test.cc tests core/<name>.
 
 Checks that every tests/unit/core/*_test.cc names a core concept, a core/<name>.h or

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """bpftrace on a running daemon with no trace being written (issue 32 point 3, docs/tracing.md
 "USDT probes"): attaching raises the probes' semaphores, the daemon says it feeds the probes, and
 bpftrace counts the transactions of a binder-throughput run, one binder_transaction per call and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """The daemon's USDT probes (cused/host/usdt_probes.cc, docs/tracing.md "USDT probes"): the
 binary's stapsdt notes hold one probe of provider `cused` per trace event, named as the event
 (the names of core/trace_event_names.h), and no other; and each has a semaphore, which a tracer

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """docs/variants.md's "Adding a design" names only files that exist (issue 44 point 5).
 
 The section is a worked example: the commit that added `alloc_lock=upstream` and the files a new

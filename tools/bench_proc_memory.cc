@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // bench-proc-memory: the daemon's memory per idle proc, buffer pages excluded (issue 4 target:
 // under 64 KiB). Starts the cused binary, opens N device nodes from this process (each a proc
 // with one binder thread after BINDER_VERSION, and a read-only mapping), and reports the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab: one workload against two binder devices (variants A and B) interleaved, A B A B ...,
 // for a run count or a time budget; prints the medians, the B/A ratio with a bootstrap confidence
 // interval and the spread as a Markdown table, and can write every run as JSON and a plot as SVG.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-background: low-priority callers of another program's services, the background traffic
 // of a phone (an app at nice 19 calling system_server while a foreground app calls it too). Every
 // caller thread looks up the services binderWorker0..N-1 (binderThroughputTest's and

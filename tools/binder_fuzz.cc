@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-fuzz (issue 8): many processes and threads issue random but structurally plausible
 // ioctl sequences at a binder device (a running cused, or the kernel's), kill themselves at
 // random points, and the parent checks that the device still answers and that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-messaging: hackbench's messaging workload over binder (issue 9). G groups; each group is
 // a receiver process with R looper threads serving R objects (hackbench's receivers) and a sender
 // process with S threads (hackbench's senders). Every sender sends `loops` messages of 100 bytes

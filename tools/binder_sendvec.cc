@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-sendvec: libhwbinder's BM_sendVec_binder on libcused-client. A forked child serves an
 // object that echoes a byte vector, registered with the device's service manager; the benchmark
 // sends vectors of 4 .. 65536 bytes and checks that the same bytes come back. Needs a running

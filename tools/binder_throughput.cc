@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-throughput: AOSP's binderThroughputTest rebuilt on libcused-client, with its flags and
 // output (-w workers, -i iterations, -s payload bytes, -p client/server pairs, -t training round,
 // -m max latency in us; "iterations per sec: N", "average:..ms worst:..ms best:..ms", the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tools/binder_throughput_results.h"
 
 #include <fmt/format.h>

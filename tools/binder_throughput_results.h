@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-throughput's per-worker results: binderThroughputTest's fixed latency histogram, a precise
 // one (latency_histogram.h), both plain data so that a worker can send them through a pipe, and
 // the report in binderThroughputTest's output format with a line of precise percentiles added.

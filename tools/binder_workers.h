@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What binder-throughput's workers offer and binder-background calls, as binderThroughputTest
 // names it: services binderWorker0..N-1 that answer one transaction code.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binderctl: devices, variants, state, stats and "shrink now" of a running cused (docs/design.md
 // section 6, docs/variants.md). Speaks to the daemon through its mount: binder-control's ioctls
 // (BINDER_CTL_ADD, uapi/cused.h) and the files under binder_logs/; or through one of its CUSE

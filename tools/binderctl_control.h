@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binderctl's and binder-ab's way into a running cused: the ioctls of its mount's binder-control
 // (BINDER_CTL_ADD and uapi/cused.h), or uapi/cused.h's on one of its CUSE nodes, which answers
 // them as binder-control does (docs/cuse.md).

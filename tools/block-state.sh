@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Sourced by tools/quickstart and tools/reproduce for their --block mode, the command binder-ab
 # --block-setup starts for each block (docs/ab.md, "Blocks"). The sourcing script keeps its
 # processes in `pids` and tears them down in its EXIT trap.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Where a deferred binder call's time goes (issue 30 point 1): docs/performance.md's anatomy.
 
 Runs bench-transport's deferred-call loop on one CPU (every hop a context switch on that CPU, so

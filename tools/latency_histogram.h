@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-throughput's precise latency record: a log-linear histogram (HdrHistogram's layout),
 // one bucket per nanosecond below 256 ns, then 128 buckets per power of two, so that a bucket is
 // at most 1/128 as wide as the values in it and its midpoint is within 1/256 (0.4 %) of each.

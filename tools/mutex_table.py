@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """The mutex handoff/steal table (issue 33), from tools/reproduce mutex-handoff's binder-ab runs.
 
 The proxy-execution RFC thread ("sched/core: Activate blocked donor when no owner is found")

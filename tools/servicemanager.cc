@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // servicemanager: the context manager of a binder device, answering Android 10's service-manager
 // protocol (docs/servicemanager.md) so that unmodified libbinder clients and cused's tools can
 // register and find services. Single-threaded, like Android 10's servicemanager. Exit codes: 1 for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tools/servicemanager_registry.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The service manager's state and its answers to Android 10's IServiceManager transactions
 // (docs/servicemanager.md): names -> handles, a strong reference (BC_ACQUIRE) per registered
 // name, one death notification per handle, and dead services dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tools/trace_event_json.h"
 
 #include <fmt/format.h>

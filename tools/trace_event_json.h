@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A cused trace (the ftrace text of `cused --trace`, `binderctl trace`, binder-ab --trace;
 // docs/tracing.md) in the Trace Event Format: the JSON that Perfetto's UI, Catapult's trace
 // viewer (chrome://tracing, trace2html) and speedscope read. What the text has and these viewers

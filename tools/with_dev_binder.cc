@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // with-dev-binder DEVICE COMMAND [ARGS...]: runs COMMAND in a private mount namespace in which
 // /dev/binder is DEVICE (a cused node, or any binder node), for programs that open /dev/binder
 // and take no device option: Google's binderThroughputTest, binderLibTest, schd-dbg (libbinder's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's view of the binder ABI (spec S0): the distro's <linux/android/binder.h> and
 // <linux/android/binderfs.h>, plus what a 6.1 header lacks (freeze notifications, pending-frozen,
 // TF_DEFER_COMPLETE), with static_asserts that pin every layout and code to protocol 8.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's own control ABI (docs/design.md sections 5 and 6): ioctls on `binder-control` that the
 // kernel's binderfs does not have. They read and change a device's variant and ask the shrinker
 // to run now; binderctl is their user.

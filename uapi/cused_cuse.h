@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's CUSE frontend ABI (docs/cuse.md): the ioctl that names one open of a cused CUSE node,
 // and the messages of the mmap socket between the LD_PRELOAD shim (client/preload) and the daemon.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The socket between `cused run` and the daemon it attaches to (docs/run.md).
 //
 // A daemon serving a mount listens on <kRunSocketDir>/mount-<major>:<minor>.sock, the device

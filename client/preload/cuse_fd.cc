@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "client/preload/cuse_fd.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Is this descriptor a CUSE character device, and which? The shim asks on every mmap of a
 // descriptor, so the answer costs one fstat for anything that is not a character device and one
 // readlink for one that is, and allocates nothing (the mmap may come from inside an allocator).

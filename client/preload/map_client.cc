@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "client/preload/map_client.h"
 
 #include <sys/socket.h>

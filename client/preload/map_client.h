@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shim's end of a CUSE device's mmap socket (uapi/cused_cuse.h has the protocol): one
 // connection per mmap. Every call returns 0 or a positive errno, the one the shim's mmap fails
 // with; nothing here allocates.

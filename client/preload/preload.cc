@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-preload.so: LD_PRELOAD it into a binder client to map a cused CUSE node (docs/cuse.md)
 // and to give the ioctls whose argument binder never reads the kernel's answer on a cused FUSE
 // node (docs/binderfs.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The allocator's metadata lock (binder_alloc.mutex, or the spinlock of the spin designs), one
 // concrete type per kind, so that a design names the lock it takes and clang checks every field it
 // guards; no flag is read and no virtual call is made per lock operation.

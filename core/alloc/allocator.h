@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The allocator seam: what the protocol engine asks of one proc's buffer allocator (the kernel's
 // binder_alloc; spec S9, S11.10, S11.11; docs/design.md section 4). Each design (alloc_lock=) is
 // one implementation of this interface under core/alloc/designs/, made by the registry

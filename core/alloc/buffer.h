@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One transaction buffer in a proc's buffer space (the kernel's binder_buffer): a contiguous,
 // 8-aligned sub-range of [0, size) that the allocator hands to the protocol engine.
 #pragma once

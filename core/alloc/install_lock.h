@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // spin-install's install mutex (docs/allocator.md): a sync::PolicyMutex that emits the
 // cused_lock_* events as lock=alloc_install (core/traced_mutex.h), so that a trace of spin-install
 // shows its waits beside the mutex design's waits on lock=alloc.

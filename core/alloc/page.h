@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Per-page metadata of a proc's buffer space (the kernel's binder_lru_page / binder_shrinker_mdata,
 // the Rust driver's PageInfo). A page is in one of three states (S9.5, S9.12):
 //   free    not installed: a hole in the memfd, reads as zero, costs no memory;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The LRU of installed pages that no allocated buffer uses, shared by every proc (the kernel's
 // global binder_freelist list_lru), and the reclaim walk over it (binder_shrink_scan with
 // binder_alloc_free_page). Create one per daemon (or per test) and hand it to every Allocator;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What cused's allocator designs share (core/alloc/designs/*): the buffer tiling of one proc's
 // space (RangeAlloc), its page table, the pages' trips on and off the global PageLru, page
 // installation through BufferFile::populate, the trace events, the stats, binder_logs' walk and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/alloc/page_table.h"
 
 namespace cused::core::alloc {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The page metadata of one proc's space, allocated all at once or chunk by chunk (the userspace
 // form of the kernel's kcalloc of alloc->pages at mmap versus allocating it as it is used).
 // Page objects never move once created: the global LRU links them by address.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The buffer tiling of one proc's space (S9.1-S9.4): buffers cover [0, size) in address order,
 // each free or allocated; best fit among free buffers, split on allocation, merge on free. Pure
 // bookkeeping: no locks, no pages (the Allocator holds its metadata lock around every call).

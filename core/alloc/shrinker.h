@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shrinker's policy (docs/design.md section 4): what a pass reclaims (the whole global
 // PageLru), when the loop must run one (a "shrink now" request, stress mode, a pressure event) and
 // the stats binderctl shows. What runs the loop, a thread sleeping in poll(2) on the pressure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/alloc/variant.h"
 
 // A design's name and its parse are the registry's (core/alloc/designs/registry.cc).

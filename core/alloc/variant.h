@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The allocator designs cused can switch between (docs/design.md section 4). Chosen per allocator
 // instance at construction, so two devices (or two generations of one) can run side by side.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/sync/barging_word.h"
 
 #include "core/sync/cpu_relax.h"

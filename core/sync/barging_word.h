@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The futex word of the barging policies (Drepper, "Futexes Are Tricky", mutex 3): 0 free,
 // 1 locked, 2 locked and maybe waited for. Unlock releases the word and wakes one sleeper; until
 // that sleeper runs, anyone may take the lock ("barging"), which keeps the lock busy while the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A condition variable over core/sync's locks that -Wthread-safety can follow: wait() requires the
 // lock it sleeps on (it drops and retakes it inside, as std::condition_variable_any does), so the
 // fields a waiter tests stay annotated with their lock. Callers loop on their own condition.

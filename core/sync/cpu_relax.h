@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Waiting politely on a busy cache line: the CPU's spin-wait hint, and the exponential backoff
 // that sync::SpinLock uses between reads of its lock word.
 #pragma once

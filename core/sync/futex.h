@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Thin wrappers over the futex system call (private futexes: all users live in the daemon).
 // Declared here, defined by the host layer (cused/host/futex.cc, library cused-host-sync): core
 // makes no system call itself. The seam is at link time, not a virtual interface: the calls were

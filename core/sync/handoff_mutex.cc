@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/sync/handoff_mutex.h"
 
 #include "core/sync/lock_guard.h"

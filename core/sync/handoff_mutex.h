@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::HandoffMutex: the "handoff" lock policy (lock_policy=handoff). Strict FIFO with direct
 // ownership transfer: an unlock that finds waiters does not release the lock, it makes the first
 // waiter the owner and wakes it. Nobody else can take the lock meanwhile, not even a thread that

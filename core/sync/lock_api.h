@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The annotated lock()/try_lock()/unlock() that every lock of core/sync offers, around the
 // policy-specific acquire()/try_acquire()/release() of the class that derives from it (CRTP: no
 // virtual call, the fast paths inline). It is the one place that carries the clang

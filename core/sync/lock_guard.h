@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // RAII holder for any of core/sync's capabilities, visible to -Wthread-safety.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // How a sleeping lock of the daemon behaves under contention: the lock_policy= setting of a
 // device's variant, which picks the policy of the proc and node locks (and of the allocator's
 // lock where that is a mutex) for procs opened afterwards. docs/locking.md has the exact rules.

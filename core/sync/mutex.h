@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::Mutex: the "barging" lock policy (lock_policy=barging), a sleeping futex mutex with no
 // spinning and no queue. Unlock releases the lock and wakes one sleeper, and anyone may take the
 // lock meanwhile: the kernel's mutex without optimistic spinning and without MUTEX_FLAG_HANDOFF.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::PolicyMutex: a sleeping lock whose policy (barging, spin-then-park, handoff, steal,
 // steal-window) is chosen when it is constructed. The proc and node locks are PolicyMutexes, so the
 // lock_policy= of a device's variant decides how the locks of the procs opened afterwards behave.

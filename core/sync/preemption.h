@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The kernel's preempt_disable() / preempt_enable() around a spinlock, for the locks whose
 // holders the lock experiments are about. In the kernel a thread holding a spinlock is never
 // preempted, while a sleeping lock's holder can be: that difference is what the alloc-lock patch

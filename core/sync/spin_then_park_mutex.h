@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::SpinThenParkMutex: the "spin-then-park" lock policy (lock_policy=spin-then-park). The
 // barging futex mutex of sync::Mutex, plus a bounded optimistic spin before every sleep: a
 // contender (and a woken sleeper) first reads the lock word for a while, hoping the holder is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::SpinLock: a test-and-test-and-set spinlock for short critical sections (the allocator's
 // metadata lock in the spin variants, like the kernel's spinlock_t). A contender reads the word
 // until it looks free (no cache-line ping-pong while it waits) with exponential backoff between

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::StdMutex: a std::mutex that -Wthread-safety can follow (libstdc++'s std::mutex carries no
 // capability annotations), for code outside the engine, such as client/, that guards its fields
 // as core does but must not link core's lock policies. Header-only; use it with sync::LockGuard.

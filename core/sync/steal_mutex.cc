@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "core/sync/steal_mutex.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // sync::StealMutex: the "steal" lock policy (lock_policy=steal), the kernel mutex's own rule. An
 // unlock that finds waiters releases the lock, wakes the first waiter (which stays first in the
 // queue) and marks the wake-up pending. Until that waiter runs and takes the lock, any running

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Clang -Wthread-safety attributes. Every lock-guarded field in core names its lock with
 // CUSED_GUARDED_BY so that a build with clang checks the lock structure we claim mirrors the
 // kernel's. Under g++ these expand to nothing.

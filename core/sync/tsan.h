@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ThreadSanitizer's custom-mutex annotations, compiled away outside TSan builds.
 //
 // Why annotate at all: with them TSan treats core/sync's futex locks as mutexes. Its reports then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The lock word and FIFO wait queue shared by the queued lock policies (HandoffMutex, StealMutex).
 // A queued thread lives on its own stack and sleeps on its own futex word, so that an unlock wakes
 // exactly the thread it chose, never a herd.

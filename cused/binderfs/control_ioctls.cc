@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The ioctls of `binder-control`: the kernel's BINDER_CTL_ADD (S10.3), which in cused also takes
 // "NAME:SPEC" to create a device with a variant, and cused's own (uapi/cused.h), which the device
 // registry serves: read and change a device's variant, shrink now, trace (docs/design.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The binderfs look-alike served over FUSE (S10): the root with one node per binder device,
 // `binder-control`, `features/` and `binder_logs/` (logs_dir.h). Devices can be unlinked and
 // renamed (S10.4); binder-control cannot. Device nodes are regular files to FUSE (a character

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/binderfs/logs_dir.h"
 
 #include <fcntl.h>

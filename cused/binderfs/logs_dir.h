@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder_logs/ of the binderfs look-alike (S10.6): read-only text files whose content is built
 // when the file is opened, so that every read of one open file sees the same snapshot:
 //   state, stats, transactions, transaction_log, failed_transaction_log, and proc/<pid> for every

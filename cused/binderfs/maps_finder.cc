@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/binderfs/maps_finder.h"
 
 #include <sys/sysmacros.h>

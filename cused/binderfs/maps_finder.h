@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Finds the client's mapping of its buffer space in /proc/<pid>/maps. With FUSE passthrough the
 // vma maps the backing memfd but /proc shows the FUSE file, so the line to look for is the one
 // with the mount's device and the device node's inode (each open has an inode of its own).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A FUSE session serving a Filesystem at a mount point: mounting (after cleaning a stale mount a
 // crashed daemon left behind), the multi-threaded request loop, and unmounting.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One open file description of a binderfs node, as FUSE's file handle (fi->fh) names it: the
 // core proc behind a device node (none for binder-control), its passthrough backing id, and the
 // thread-group cache that turns the request's tid into the caller's process.

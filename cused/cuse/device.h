@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One binder device served as a CUSE character device, /dev/NAME: the CUSE operations that put a
 // core::Device behind it. The CUSE counterpart of binderfs::Filesystem, with the same core, the
 // same completions and interrupt delivery; what differs is the kernel interface:

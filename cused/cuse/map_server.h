@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's end of the mmap socket of one CUSE device (uapi/cused_cuse.h has the protocol,
 // docs/cuse.md the why). One thread accepts connections and answers them in turn; each
 // connection is one mmap of the shim. The memfd goes only to the process that opened the node:

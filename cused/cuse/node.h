@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `cused --cuse NAME[:SPEC]`: one binder device as the character device /dev/NAME (CUSE), with
 // the socket its shim maps buffers through (<socket dir>/NAME.sock). Several can run in one
 // daemon, next to or instead of the binderfs mount, each with its own variant; each is a device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/cuse/session.h"
 
 #include <fcntl.h>

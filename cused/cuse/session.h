@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The kernel side of one CUSE device: the /dev/cuse channel that makes /dev/NAME exist while it is
 // open, and the threads that serve its requests.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One open's buffer mapping as the LD_PRELOAD shim made it (CUSE has no mmap, docs/cuse.md).
 //
 // The daemon keeps a read-only descriptor of the proc's memfd for the shim to map, and the

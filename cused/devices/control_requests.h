@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's own control ioctls (uapi/cused.h: read and change a device's variant, shrink now,
 // trace) served from the device registry, whichever node they came in on: binder-control of a
 // binderfs mount, or a CUSE device node. The frontend brings the argument in (FUSE has copied it;

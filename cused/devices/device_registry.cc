@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/devices/device_registry.h"
 
 #include <linux/fs.h>

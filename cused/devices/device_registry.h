@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's binder devices, their variants and their open procs, in one object that every
 // frontend serves (docs/design.md section 5): binderfs shows the devices it serves as nodes of its
 // root, the CUSE frontend serves each of its own as /dev/NAME, and `cused run` finds here which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The one place that includes libfuse, with the API level cused is written against (3.17:
 // passthrough backing files, want_ext feature flags).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::Completion and core::PollWaiter over libfuse requests.
 #pragma once
 

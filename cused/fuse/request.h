@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One libfuse request being handled (binderfs and CUSE): its handler runs guarded
 // (cused/request/failures.h), and every answer goes through the reply functions here, which
 // record that the request handled on this thread has been answered. So when a handler throws,

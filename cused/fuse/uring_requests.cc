@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/fuse/uring_requests.h"
 
 #include "cused/request/failures.h"

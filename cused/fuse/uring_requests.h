@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What ioctl requests that arrive over FUSE-over-io_uring need from cused because libfuse 3.18
 // does not provide it (docs/binderfs.md, "FUSE over io_uring").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The reader of ftrace_text.h's lines: one line of tracefs's `trace` text, the kernel's or cused's
 // (docs/tracing.md),
 //   COMM-TID (TGID) [CPU] FLAGS SECONDS: EVENT: TEXT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The text of tracefs's `trace` file (docs/tracing.md): core's binder events (core/trace_events.h)
 // printed as the kernel's TP_printk formats in drivers/android/binder_trace.h print them, in lines
 // laid out as kernel/trace/trace_output.c lays them out with options/record-tgid, under the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The futex calls core/sync's locks make (declared in core/sync/futex.h, the seam). Private
 // futexes: every word lives in the daemon's memory.
 #include "core/sync/futex.h"

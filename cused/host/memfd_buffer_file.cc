@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/host/memfd_buffer_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's buffer store (core/buffer_file.h): a memfd the client maps (FUSE passthrough and
 // the CUSE shim hand the client this file) and the daemon maps too; a punched hole frees the
 // page in both mappings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/host/memory_pressure.h"
 
 #include <fcntl.h>

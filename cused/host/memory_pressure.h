@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's memory-pressure signals for the shrinker (pressure_source.h, docs/design.md
 // section 4): a PSI trigger on /proc/pressure/memory, and the memory.events file of the daemon's
 // cgroup v2 when that cgroup has a limit.

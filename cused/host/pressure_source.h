@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A memory-pressure signal that wakes the shrinker's thread (docs/design.md section 4): a file
 // descriptor cused/host/shrinker_thread.h polls. The daemon's (a PSI trigger, the cgroup's
 // memory.events) are opened by cused/host/memory_pressure.h.

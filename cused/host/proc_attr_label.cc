@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/host/proc_attr_label.h"
 
 #include "cused/host/read_small_file.h"

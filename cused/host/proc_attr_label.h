@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host LSM's label of a sender for BR_TRANSACTION_SEC_CTX (S4.9, core/security.h): what the
 // daemon's devices use, read from /proc/<pid>/attr/current (SELinux, AppArmor, Smack).
 #pragma once

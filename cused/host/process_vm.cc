@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/host/process_vm.h"
 
 #include <sys/uio.h>

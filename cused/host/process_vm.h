@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A process's memory reached from outside it with process_vm_readv / process_vm_writev: how the
 // daemon does copy_from_user / copy_to_user for its callers (cused::ProcessMemory), and how the
 // engine's tests reach their own memory the same way. Every access is checked by the kernel, so

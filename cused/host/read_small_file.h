@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reads a small file (a /proc or /sys attribute) whole, with plain system calls. Unlike a
 // std::ifstream, it cannot throw: libstdc++'s filebuf throws from underflow() when read() fails,
 // whatever the stream's exception mask, and /proc/<pid>/attr/current opens fine and then fails

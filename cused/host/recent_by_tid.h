@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a daemon thread read lately about each client thread (its scheduling attributes, its
 // prio), kept for a bound so that serving or tracing a burst of calls from one thread costs one
 // system call, not one per call, and a thread that changes its attributes is followed within the

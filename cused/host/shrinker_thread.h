@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shrinker's thread (docs/design.md section 4): core's policy (core/alloc/shrinker.h) run by a
 // thread that sleeps in poll(2) on the pressure sources and on an eventfd that says "a request,
 // a stress toggle or stop". It reclaims when asked ("shrink now", binderctl), on memory pressure,

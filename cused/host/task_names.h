@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The names ftrace prints for a task: its comm and its thread group, read from /proc. The kernel
 // saves a task's comm as it traces it; the daemon reads it the first time it traces the task
 // (note()), since a client may be gone by the time its events are written. A task never noted and

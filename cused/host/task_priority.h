@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A thread's scheduling as the kernel's task holds it (core::SchedPriority: policy and prio), read
 // by tid: for S4.12's host (cused/thread_priorities.h) and for the prio fields of the trace's
 // cused_lock_* events (trace_recorder.h, usdt_feed.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::Timer on a thread of its own: deadlines kept in a map, the thread sleeping in poll(2) until
 // the earliest one or an eventfd that says a new earliest deadline (or stop) arrived. One per
 // daemon process (shared()), so that it outlives every Driver its callbacks may drop.

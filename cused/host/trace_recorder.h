@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's trace file (`cused --trace FILE`, docs/tracing.md): core's binder events
 // (core/trace_events.h) go into per-thread rings (trace_ring.h). A collector thread empties the
 // rings every 10 ms, and at once when one is a quarter full, into a backlog in memory; a writer

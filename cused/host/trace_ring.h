@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One daemon thread's trace events on their way to the trace file (docs/tracing.md): a bounded
 // ring with one producer (the thread, in TraceSink::record, possibly under engine locks) and one
 // consumer (the recorder's collector thread). Never blocks and never allocates. A ring a quarter

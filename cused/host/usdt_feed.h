@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Feeds the USDT probes (usdt_probes.h) while a tracer is attached and no trace is being written:
 // core emits nothing without a sink, so that tracing off costs one branch; a tracer attached to a
 // probe raises its semaphore, and this feed, which looks at the semaphores every kPollPeriod,

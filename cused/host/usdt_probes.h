@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // USDT probes (<sys/sdt.h>, provider "cused") at the points of core's trace events: each event
 // the trace recorder or the USDT feed (usdt_feed.h) receives fires the probe of the same name, so
 // that `bpftrace -e 'usdt:build/cused/cused:cused:binder_transaction { ... }'` and `perf probe` see

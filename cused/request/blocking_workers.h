@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Threads that wait in a blocking system call for requests (a read of the CUSE channel, a seccomp
 // listener's SECCOMP_IOCTL_NOTIF_RECV) and cannot be woken by closing what they wait on: a call
 // in progress keeps its file. stop() wakes them with a signal whose handler does nothing and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/request/caller_scheduling.h"
 
 #include <sched.h>

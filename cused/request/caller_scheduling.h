@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Whose CPU time the driver runs on (issue 18, "execution context"). In the kernel, binder's code
 // runs in the calling thread, at its policy and priority: a low-priority caller holding a sleeping
 // lock in the driver is preempted by high-priority work, which is what priority-inversion patches

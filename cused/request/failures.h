@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // No exception leaves a request handler. Every frontend entry point runs its handler through
 // run_guarded(): an exception that escapes it fails only that request (the frontend answers it
 // with an errno, as the kernel fails a call it cannot serve), is logged in one line and counted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/request/interrupt_worker.h"
 
 #include "core/proc.h"

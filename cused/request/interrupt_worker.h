@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Delivers FUSE interrupts to core on a thread of its own.
 //
 // libfuse runs an interrupt callback while holding the interrupted request's lock, and replying to

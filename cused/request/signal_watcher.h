@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Interrupts for requests whose caller's signals nobody reports to cused (S1.12). FUSE reports a
 // signal to a thread waiting in a FUSE request with FUSE_INTERRUPT, but libfuse drops those for
 // requests that came over io_uring; and a `cused run` program waits for the daemon's answer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The argument of a notified binder ioctl, copied in as binder_ioctl copies it (exactly
 // core::kernel_ioctl_argument's bytes), and with it, in the same process_vm_readv, what core
 // guesses the ioctl's write half will read (core::ReadAheadHint): for a binder_write_read, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The launcher's side of the run socket (uapi/cused_run.h), for `cused run` and for programs that
 // put themselves under a daemon (bench-transport, tests): find the daemon serving a mount, put the
 // calling process under the filter, hand the listener over.

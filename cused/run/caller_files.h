@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::CallerFiles for a `cused run` caller (core/passed_files.h): the daemon reaches the file
 // table of the process whose notification it serves. A sender's fd is taken with pidfd_getfd (the
 // kernel's fget), a file is installed in the reader with SECCOMP_IOCTL_NOTIF_ADDFD (O_CLOEXEC,

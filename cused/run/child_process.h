@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A child process of `cused run` (the program, its servicemanager, its daemon) held by a pidfd,
 // so that the launcher can wait for any of them and for its stop signals in one poll, and can
 // never signal a recycled pid.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `cused run --servicemanager`: which program serves as the context manager, and whether one
 // answers on a device (libbinder's ping of handle 0, sent by the launcher through the mount's
 // node: FUSE-path and `cused run` processes are procs of the same device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Which binder proc a `cused run` program's descriptor names. The kernel hands the daemon a
 // notification with the caller's tid and its raw arguments, so an ioctl on fd N must be mapped to
 // the open behind N: statx of /proc/<tid>/fd/<N> gives the file's device and inode without asking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A sender's file as the daemon holds it between a transaction's send and its delivery (a dup
 // taken with pidfd_getfd, the kernel's fget): closed when the driver lets it go (fput).
 #pragma once

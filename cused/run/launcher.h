@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `cused run [--mount DIR] [--device NAME[:SPEC]]... [--variant SPEC]
 // [--servicemanager[=PROGRAM]] -- PROGRAM ARGS...` (docs/run.md): runs an unmodified program whose
 // binder ioctls the daemon serving DIR answers through seccomp user notifications.

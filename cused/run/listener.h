@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One program's seccomp listener, as the daemon serves it (SECCOMP_IOCTL_NOTIF_*): notifications
 // in, answers out, and the fds the daemon installs in the notified process. Thread-safe: the
 // kernel serializes the listener's ioctls; answers come from whichever daemon thread completes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The answer to one notified ioctl of a `cused run` program (core::Completion): core completes it
 // at once or keeps it (a parked read) and completes it later from whichever daemon thread
 // delivers work. complete() writes back what binder_ioctl writes back (core/ioctl_argument.h),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/run/private_dev.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The program's own /dev under `cused run` (docs/run.md): in a private mount namespace, /dev
 // becomes an overlay of the host's /dev (with its submounts: pts, shm, mqueue, ...) in which
 // /dev/NAME is a symlink to the mount's node NAME for every binder device of the mount, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Which of a program's receivers waits for its next seccomp notification. The kernel (6.6 and
 // later) wakes every thread blocked in SECCOMP_IOCTL_NOTIF_RECV on a listener for each
 // notification (they wait on a non-exclusive wait queue), so with two receivers blocked there

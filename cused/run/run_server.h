@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's side of `cused run` (docs/run.md): a unix socket that takes programs' seccomp
 // listeners (uapi/cused_run.h), and worker threads that serve their notified ioctls. An ioctl on
 // one of the mount's binder nodes goes to core with the kernel's argument handling (exactly what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/run/seccomp_filter.h"
 
 #include <linux/audit.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The seccomp filter `cused run` puts on a program (docs/run.md): its ioctls of binder's type
 // ('b') are notified to a listener, which the daemon serves, and so are the memory calls binder's
 // mapping rules need (munmap and mremap; mmap of a file with PROT_WRITE; mprotect adding

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One program started by `cused run` (and everything it forks), as the daemon serves it: its
 // seccomp listener, and the daemon-wide pieces its requests use. A session lives while some
 // request of it is outstanding or its listener has tasks; completions hold it (shared_ptr).

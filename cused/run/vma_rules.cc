@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cused/run/vma_rules.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder's rules for a process's mappings of its buffer space (binder_mmap and the vma it sets
 // up, S1.4), as `cused run` applies them to the program's own memory calls. On the FUSE path the
 // daemon never sees mmap or mprotect (docs/binderfs.md, differences); under `cused run` the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab with Google's binderThroughputTest as the workload (issue 17): the program opens
 // /dev/binder only, so binder-ab --dev-binder runs it where /dev/binder is each variant's device.
 // Each variant's service manager must have seen exactly its own runs' workers register.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """aidl_gen.py [--lang=ndk] AIDL INCLUDE_DIRS HEADER_DIR OUT_DIR STAMP.h INPUT.aidl...
 
 Runs Debian's aidl (Android 10's) on Android 14 .aidl files for the C++ backend (or, with

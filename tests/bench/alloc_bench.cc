@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/alloc: alloc+free throughput and latency per allocator variant, 1..4 threads on one proc,
 // small (up to 4 KiB) and large (64 KiB) buffers, with the shrinker idle or reclaiming continuously
 // (stress mode). Results and their reading: docs/performance.md, section "Allocator".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // bench-transport: what one ioctl costs through cused, against the floors it cannot beat, in
 // one run (docs/design.md section 8):
 //   pipe      a one-byte ping-pong between two processes (the scheduler's wake-up floor);

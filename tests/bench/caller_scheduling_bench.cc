@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What serving a request at its caller's scheduling costs (cused/request/caller_scheduling.h,
 // exec_context=caller): a scope for a caller with the daemon thread's own attributes (the common
 // case: a cache lookup, one sched_getattr every kStaleAfter), for a caller at another nice (two

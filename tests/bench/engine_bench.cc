@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The protocol engine's own cost per transaction, in-process (no FUSE): one test thread plays a
 // client and a manager of one device, as in tests/unit/core, and drives sync calls through the
 // engine the way libbinder does: the client's BC_TRANSACTION wakes the manager's parked read,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock policies under contention (issue 9, docs/performance.md "Lock policies").
 //   BM_Uncontended  one thread: the price of a lock/unlock pair, and of PolicyMutex's dispatch.
 //   BM_Contended    1..8 threads hammering one lock around a short critical section (items/s is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a program's own memory calls cost, run plain and under `cused run`, whose seccomp filter
 // notifies the daemon of munmap and mremap, of mmaps of a file with PROT_WRITE and of mprotects
 // that add PROT_WRITE (binder's mapping rules, cused/run/vma_rules.h; docs/run.md). Everything

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """What installing one page of a memfd costs here, the way the daemon installs buffer pages:
 a write fault on a shared mapping, and posix_fallocate of one page. Prints microseconds per
 page for each. tools/reproduce --page-install-cost runs it without pressure and inside the

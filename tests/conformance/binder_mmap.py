@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Python's own mmap module on a binder node (real-clients issue, point 2; S1.4, S2.7).
 
 Usage: binder_mmap.py DEVICE

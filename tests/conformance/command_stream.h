@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The two byte streams of BINDER_WRITE_READ, for tests that speak raw binder: Commands builds a
 // BC_ write buffer (owning every payload it points at), ParseReturns splits a read buffer into
 // its BR_ items (spec S0.2/S0.3, S3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // conformance [gtest flags] DEVICE: raw-ioctl checks of binder semantics (spec S1-S9, the
 // canonical sequences of S3.6) against any binder device: the kernel's /dev/binder in the
 // tests/vm guest, or a cused mount. Every expectation is the kernel's; the roles of a test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Death notifications (S7): dead binder, clear, clear before death. Every expectation is the
 // kernel's.
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The device under test (argv[1] of the conformance binary), for test files other than
 // conformance_test.cc, and where its binderfs features/ directory is (S10.5).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One binder proc of a conformance test: the device opened and mapped by the calling process,
 // with BINDER_WRITE_READ split into its write half and a bounded read half (poll() with a
 // timeout first, so a driver that never answers fails the test instead of hanging it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Failures (S2.1, S2.6, S2.14, S3.1, S3.6, S4.1, S4.6, S4.11, S5.3, S9.9): what a bad command,
 // buffer, target or object answers, as the kernel answers it.
 #include <errno.h>

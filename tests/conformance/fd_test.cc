@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // File descriptors in transactions (S5.3, S5.4, S5.6-S5.8): BINDER_TYPE_FD objects and
 // BINDER_TYPE_FDA arrays, as libbinder's ParcelFileDescriptor and HIDL's native handles use
 // them. The kernel and `cused run` pass them; cused's FUSE and CUSE paths cannot reach another

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Freezing (S2.10, S2.11, S4.13), oneway spam detection (S2.12, S9.7) and freeze notifications
 // (S7.6-S7.9, S11.13) across processes. Every expectation is the kernel's; a feature the device
 // does not advertise in its binderfs features/ directory is skipped, with the reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The ioctls of S2 and the context manager (S2.3, S4.1, S6.3), on any binder device
 // (docs/conformance.md): every expectation is the kernel's.
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder_mmap's refusals (S1.4) wherever cused can give them: on the kernel, under `cused run`
 // (its filter shows the daemon a program's writable mmaps and mprotects, cused/run/vma_rules.h)
 // and on CUSE (its shim asks the daemon). On the FUSE path the daemon never sees an mmap, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Objects and references (S5, S6): binders becoming handles, handle numbers, weak handles,
 // handles sent back to their owner. Every expectation is the kernel's.
 #include <errno.h>

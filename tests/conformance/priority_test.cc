@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S4.12: binder's nice inheritance (binder_set_nice in binder_thread_read and binder_transaction).
 // A thread that receives a sync call runs at the sender's nice when that is more urgent than the
 // node's minimum, else at the minimum; a oneway only brings a less urgent thread to the minimum;

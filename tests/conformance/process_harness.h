@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Several binder processes in one test: Child forks a process that runs a test body (gtest
 // assertions work in it and print there; its exit status says whether any failed), and Channel
 // is a pipe on which the processes hand each other numbers (pids, handles, "go" signals) with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What most conformance tests start from (docs/conformance.md): recognisable codes and object
 // identities, the flat objects they send, and the registration of a server's object with the
 // context manager (S3.5, S5.1, S6.5, S6.6), from both sides.

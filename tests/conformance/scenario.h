@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Scaffolding shared by the conformance tests: the context manager every scenario starts from,
 // and the common two-process shape (a manager, and one process that talks to it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S4.9, S2.4: a context manager that asks for its callers' security contexts, as Android's
 // servicemanager does (BINDER_SET_CONTEXT_MGR_EXT with FLAT_BINDER_FLAG_TXN_SECURITY_CTX).
 #include <gtest/gtest.h>

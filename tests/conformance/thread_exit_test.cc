@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The ioctls whose argument binder never reads, called as Android calls them: libbinder's
 // IPCThreadState::threadDestructor is ioctl(fd, BINDER_THREAD_EXIT, 0), Android 9/10's C
 // servicemanager ioctl(fd, BINDER_SET_CONTEXT_MGR, 0) (real-clients issue, point 3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Transactions (S3.2, S3.3, S3.6, S4): sync calls and replies, oneways, nested calls, read
 // buffers and looper spawning, between forked processes. Every expectation is the kernel's.
 #include <errno.h>

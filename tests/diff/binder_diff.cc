@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-diff (issue 19): the in-process fuzzer's scripts (tests/fuzz/script.h) run on real
 // binder devices, answer by answer, so that cused's answers can be compared with the kernel's.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's trace of a script against the kernel's, line by line (docs/reliability.md,
 // "Differential testing"): the same, a documented deviation of docs/binderfs.md's table
 // (deviations.h), or a divergence. A documented line does not end the comparison: it goes on to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Runs one fuzz script (tests/fuzz/script.h, the same bytes the in-process fuzzer reads) on a
 // real binder device: each slot a process of its own (tests/diff/slot_process.h), each step sent
 // to its slot and thread in script order, and the next step only once the driver has answered

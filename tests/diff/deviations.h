@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The differences between cused and the kernel that docs/binderfs.md's deviation table
 // documents, as the differential runner sees them (docs/reliability.md, "Differential
 // testing"). Each rule reads both drivers' lines (trace_line.h) and matches its documented case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // docs/binderfs.md's deviation rules (tests/diff/deviations.cc) accept their documented case
 // and nothing near it (issues 34 and 48): each rule fed the made-up lines a reviewer would try,
 // the issue-48 findings each a case of their own. Every one-line change of every corpus trace is

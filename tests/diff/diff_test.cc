@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The differential runner's own rules (issue 19, docs/reliability.md): where a step ends, how a
 // delivered buffer is shown, how a state normalises (the deviation rules: deviations_test.cc).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's binder trace events for a script against the kernel's (docs/reliability.md, "Trace
 // events"), both normalised by event_lines.h: task by task, since one thread's events come in
 // an order its driver decides, while how two threads' events interleave is the scheduler's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The differences between cused's binder trace events and the kernel's that docs/tracing.md
 // documents ("Where cused differs"), as the event comparison sees them (event_compare.h): each
 // rule reads one task's normalised events on both sides and matches its documented case only.

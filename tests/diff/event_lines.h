@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A driver's binder trace events for one script run (tracefs's `events/binder/*` on the kernel,
 // `cused --trace` / CUSED_CTL_TRACE on cused: docs/tracing.md), read from the text of tracefs's
 // `trace` file and normalised so that the kernel's events and cused's compare per task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where a driver's binder trace events come from while one script runs (docs/reliability.md,
 // "Trace events"): the kernel's tracefs (`events/binder/enable`, the `trace` file), or cused's
 // trace file, started and stopped through the daemon's binder-control (CUSED_CTL_TRACE,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The trace-event comparison (docs/reliability.md, "Trace events"; issue 32 point 4): lines the
 // kernel printed in the guest (tests/diff/record-kernel-traces --events) normalised to script
 // roles and first-appearance numbers, compared task by task, and docs/tracing.md's one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Random differential scripts (tests/fuzz/script.h bytes), biased to where drivers differ: a
 // manager, servers and clients that publish and fetch nodes, then a random walk over sync and
 // oneway calls with objects, nested calls, refcounts, death notifications, buffer frees, looper

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tests/diff/late_answer.h"
 
 #include <algorithm>

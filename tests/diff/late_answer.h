@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Whether a divergence that a slower run of the script does not show is timing the harness can
 // show (docs/reliability.md, "Differential testing"; issue 48): the first run's first difference
 // is a late answer. Anything else is "diverged, timing-dependent": a race in cused that shows

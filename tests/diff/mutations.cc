@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The exhaustive mutation test of docs/binderfs.md's deviation rules (issue 48,
 // docs/reliability.md "Differential testing"): every one-line change of every corpus kernel
 // trace, fed back as if it were cused's trace on each path (fuse, run), must read as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a driver shows of a proc in its state files (the kernel's debugfs binder/proc/PID,
 // cused's binder_logs/proc/PID: print_binder_proc's format, S9.12), normalised so that the
 // kernel's text and cused's compare line by line: pids and tids become script roles, node debug

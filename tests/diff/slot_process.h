@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One slot of a differential script (tests/diff/coordinator.h): a forked process with the device
 // open and mapped, and kThreads threads that issue the ioctls the coordinator sends, each
 // answering with one trace line when its call returns. Parked reads stay parked in their thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Where one step of a fuzz script (tests/fuzz/script.h) ends and what it asks for, read exactly
 // as the in-process fuzzer reads it (tests/fuzz/script.cc): the coordinator sends each step's
 // bytes to its slot, and the minimiser cuts scripts at step boundaries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One line of a differential trace: what a driver answered to one call, normalised so that the
 // kernel's answer and cused's compare as text (docs/reliability.md, "Differential testing").
 // Pointers into the caller's buffer space become offsets ("@0x40"), process ids stay raw here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One line of a differential trace (tests/diff/trace.h, coordinator.cc) read back into its
 // parts, so that a deviation rule (deviations.cc) and the coverage count can check what each
 // driver answered — the thread, what was sent, the return value, the bytes consumed, the

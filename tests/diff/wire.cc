@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tests/diff/wire.h"
 
 #include <sys/socket.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What tests/diff's coordinator and its slot processes say to each other over a SOCK_SEQPACKET
 // pair: the coordinator sends one script step (its bytes, from the op byte on), a slot answers
 // each finished call with one line of the trace (tests/diff/trace.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Turns a script's command bytes (Cmd, Obj, Damage in tests/fuzz/script.h) into a BC_ command
 // stream placed in a client's memory: the in-process runner's arena, or a real process's own heap
 // under tests/diff. Which buffer a BC_FREE_BUFFER frees, which BR_INCREFS an INCREFS_DONE answers

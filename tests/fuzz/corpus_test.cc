@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Replays the seed corpus (tests/fuzz/corpus, made by make-fuzz-seeds) in every build, the g++
 // one included: each seed is a conformance scenario or an S11 regression input, and core's
 // invariants must hold on all of them (issue 8).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target (issue 8): one input is a script over several procs and threads
 // (tests/fuzz/script.h). Any crash, sanitizer report, leak or broken core invariant fails.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Writes the fuzzer's seed corpus: the conformance scenarios (publish, fetch, call and reply,
 // oneways, death notifications, nested calls) and one regression input per historical bug of
 // spec S11, as scripts (tests/fuzz/script.h), and the fuzzer's dictionary.

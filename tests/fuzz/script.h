@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One fuzz input is a script over several procs and their threads (issue 8, docs/design.md section
 // 7): open with a mapping size, close, become context manager, BINDER_WRITE_READ with a command
 // stream (well-formed transactions with object arrays, refcount and death commands, or raw

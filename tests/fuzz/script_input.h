@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Reading a script's bytes (tests/fuzz/script.h): past the end every read is zero, so any byte
 // string is a complete script. Shared by the in-process runner and tests/diff's device runner,
 // which must consume the same bytes for the same step.

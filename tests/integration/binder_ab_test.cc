@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // tools/binder-ab against cused (issue 6): binder-throughput on two identical devices, interleaved;
 // the B/A interval must contain 1.0, the JSON and SVG outputs must hold every run, and --latency
 // reads its precise percentiles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --trace (issue 32 point 5) against a real cused serving two devices of different
 // alloc_lock designs, as tools/reproduce's alloc-lock does: one traced run per variant, its
 // trace file, the lock summary after the table, in DIR/summary.json and in the --json record,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder_logs/ (S10.6) and the directory operations (S10.4) through a mounted binderfs: what a
 // user reading the files or renaming devices sees.
 #include <fcntl.h>

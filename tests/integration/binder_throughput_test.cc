@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // tools/binder-throughput against cused (with tools/servicemanager): it runs to the end, prints
 // binderThroughputTest's lines and its precise percentiles, and the TF_DEFER_COMPLETE mode spends
 // fewer ioctls per served call (docs/design.md section 8: one ioctl per call on the server instead

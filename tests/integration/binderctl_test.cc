@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // tools/binderctl and `cused --device NAME:SPEC` / `--variant SPEC` as a user runs them: a real
 // cused process, binderctl as another (issue 6, docs/design.md sections 5 and 6).
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The binderfs frontend end to end: a client's syscalls on a mounted node reach core and come
 // back (issue 2). Each test names the spec rule it checks.
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // FUSE over io_uring (docs/design.md section 2): a parked binder read holds one ring entry, replies
 // come from whichever daemon thread delivers work, and signals must still end a parked read
 // (S1.12) although libfuse 3.18 never hands FUSE_INTERRUPT for an io_uring request to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A cused daemon process for an integration test, as a user runs it: `cused --mount DIR
 // --foreground ARGS...` (CUSED_BINARY), started by the constructor and stopped with SIGTERM by
 // stop() or the destructor, which then removes DIR.

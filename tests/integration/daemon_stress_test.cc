@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Issue 4's stress test, through the real daemon path: 8 client processes x 4 threads call 4
 // services (each in its own process, found through tools/servicemanager) with random payloads of
 // up to 256 KiB, on an in-process binderfs mount whose shrinker reclaims continuously (stress

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The cused binary as a user runs it: signals, a crashed daemon, --link (issue 2).
 #include <fmt/format.h>
 #include <gtest/gtest.h>

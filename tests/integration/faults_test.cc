@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Fault injection against a mounted cused (issue 8): clients SIGKILLed at random points of their
 // transactions, a target that unmaps its buffer space while peers send (S11.9), threads that
 // exit with work queued (S11.6), and tools/binder-fuzz's live rounds. Whatever the clients do,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A file's whole text and a directory's entry names, for tests that look at what a mount shows.
 #pragma once
 

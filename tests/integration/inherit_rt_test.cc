@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-throughput --inherit-rt on a priority=android device (S4.12 as the Android common
 // kernel extends it, docs/variants.md), as tools/reproduce's CUSED_REPRODUCE_RT condition runs it:
 // a real cused, its servicemanager, and binder-throughput under `chrt -f`. Its workers and all

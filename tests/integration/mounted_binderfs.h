@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A cused binderfs mounted in-process on a temporary directory, served on background threads, so
 // that a test can be the client (its own threads, or forked children) and still reach the
 // daemon's side (a proc's memfd) directly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // No exception leaves a request handler (real-clients issue, point 1): a handler that throws fails
 // only its own request, with EIO, the failure is counted in binder_logs/stats, and the daemon goes
 // on serving that client and every other. The throw is injected into each kind of handler of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The program's /dev under `cused run` (docs/run.md, issue 31): /dev/binderfs is the daemon's
 // mount, so that libbinder, which reads exactly /dev/binderfs/features/NAME (Android 14's
 // ProcessState), sees the features of the daemon that serves it (S10.5), and the devices under it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `cused run --servicemanager[=PROGRAM]` (issue 35): a context manager is started in the
 // namespace and answers before the program runs, so that a client works as the first command;
 // a context manager that answers already is not started a second time.

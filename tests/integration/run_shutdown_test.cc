@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Stopping `cused run` and `cused --mount DIR --foreground` with SIGTERM and SIGINT at random
 // moments, while two CPU hogs run (issue 35): the signal goes to the whole process group (what
 // Ctrl-C and timeout(1) do), to the launcher only, or to the program only. Every stop must end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The `cused run` frontend end to end (docs/run.md): forked children put themselves under the
 // in-process daemon's seccomp frontend (cused::run::serve_me_by) and speak binder; the test is the
 // daemon and watches its state. Each test names the spec rule it checks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // tools/servicemanager through cused: the Android 10 IServiceManager protocol
 // (docs/servicemanager.md) as libcused-client's ServiceManagerProxy speaks it, on an in-process
 // binderfs mount. Service owners and clients are separate opens of the device (separate binder

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A cused tool (servicemanager, binder-throughput) run as a child process by an integration test:
 // stdout (and, if asked, stderr) captured, bounded in time (killed at the deadline), killed on
 // destruction.

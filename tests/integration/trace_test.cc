@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `cused --trace FILE` (docs/tracing.md) on a quickstart-sized run: tools/servicemanager and
 // binder-throughput against a daemon that traces. Every line of the file is an ftrace line
 // (TASK-PID (TGID) [CPU] FLAGS TIMESTAMP: EVENT: FIELDS) or a '#' comment, and every transaction

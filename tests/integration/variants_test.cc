@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Variants, live (docs/design.md section 5, issue 6) through a mounted binderfs: binder-control
 // creates a device with a variant ("NAME:SPEC"), cused's own control ioctls (uapi/cused.h) read and
 // change it, a change reaches procs opened afterwards only, and "shrink now" reclaims unused pages.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """cused.service without systemd (issue 21): runs the installed unit's commands the way systemd
 would, and checks what a user of the unit relies on.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::BufferFile for unit tests: the buffer store as page-aligned heap memory, with the memfd's
 // page semantics (cused/host/memfd_buffer_file.h) and no OS object. A punched page reads as zero
 // and is not resident; populate() makes pages resident without changing a byte; residency is

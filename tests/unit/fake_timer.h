@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::Timer for unit tests: time is a number the test moves. Deadlines fire only in run_due() /
 // advance*(), on the thread that calls them (the test's, holding no engine lock), so a freeze
 // timeout ends exactly when the test says; sleep() counts the simulated cost instead of paying it.

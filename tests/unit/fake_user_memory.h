@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core::UserMemory for unit tests: the caller is the test process itself, and its memory is
 // copied in-process, no system call. What the daemon's process_vm_readv/writev
 // (cused/host/process_vm.h) would answer EFAULT for is EFAULT here too, for the addresses these

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder_smoke DEVICE: a few raw-ioctl checks of the first things a binder client does (open,
 // version, mmap, max threads, a first read), against any binder device node. It exists to prove
 // tests/vm/run end to end on the kernel's driver; the conformance suite goes much further.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Files back from a tests/vm guest over its console (the guest has no other way out): sourced
 # by tests/diff/record-kernel-traces and tools/diff-campaign.
 #

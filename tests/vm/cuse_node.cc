@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cuse_node DEVICE: what a CUSE node must do as the kernel's node does, beyond the conformance
 // suite: binder_mmap's process rules (S1.4), which the shim keeps, a signal in a parked read
 // (S1.12), which reaches cused as a CUSE interrupt and comes back through the unrestricted ioctl's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // request_failures DEVICE: run while the daemon serving DEVICE was started with
 // CUSED_INJECT_FAILURE=ENTRY:open,ENTRY:ioctl,ENTRY:poll (tests/vm/check.tests does it for the
 // CUSE frontend, whose handlers the host cannot reach: no CUSE there). Each injected failure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's B/A over independent blocks (issue 29): an experiment run as K blocks, each on a
 // fresh daemon, with interleaved A/B pairs inside each. Runs of one block share what a daemon
 // start fixes (placement, memcg state, the hogs' phase), so pairs of one block are not independent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --blocks K: the experiment as K independent blocks, each on fresh system state (a
 // --block-setup command started anew: daemon, devices, servicemanagers, background load), the
 // order of A and B in its pairs drawn per block, its share of the time budget its own. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --block-setup: the command that gives each block its fresh system state. It runs for
 // the whole block in a process group of its own (a daemon, its servicemanagers, background load
 // and cgroups, all started by it), and is stopped when the block's pairs are measured, so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's schedule: warm-up runs (discarded), then A B A B ... until the run count or the
 // time budget is reached. Interleaving puts both variants under the same machine state, run by
 // run; the pairs feed the paired bootstrap (statistics.h).

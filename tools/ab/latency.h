@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --latency: a run's P50, P90, P99 or P99.9 latency in ms, read from what
 // binder-throughput prints.
 // cused's binder-throughput prints precise percentiles ("precise latency percentiles (us, within

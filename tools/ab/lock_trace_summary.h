@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --trace's summary of one traced window: cused's lock events (cused_lock_contended,
 // _acquired, _released; docs/tracing.md) as waits and holds per lock and per priority of the
 // thread that waited or held, so that an A/B's difference can be followed to where its time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tools/ab/progress.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's progress while one row is measured: on a terminal, one line redrawn in place (pairs
 // done, elapsed / budget, the current B/A and its interval); elsewhere (a log, CI) a plain line
 // every `interval`, so that a 60-second row is never silent. Written to stderr, beside the table

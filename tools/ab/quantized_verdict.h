@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The verdict on a metric whose every run is a bucket midpoint (Google's binderThroughputTest's
 // latency percentiles, 128 buckets over -m): a median of such runs moves in half-bucket steps and
 // the bootstrap's bounds are ratios of midpoints, so an interval such as [1.000, 1.000] or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's outputs: the Markdown table (one row per experiment, like the tables in kernel
 // mailing-list patch series), the JSON record with every run, and an SVG plot of each variant's
 // distribution (box: quartiles and median; dots: runs).

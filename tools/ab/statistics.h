@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's statistics: robust summaries of one variant's runs and the B/A ratio of medians with
 // a bootstrap confidence interval. Medians and quantiles, not means: a run that a noisy neighbour
 // slowed down is an outlier, and one outlier must not move the answer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab stopped by a signal (Ctrl-C, a script's cleanup, a closed terminal): the block setup
 // (a daemon, its mount, its servicemanagers) and the running workload live in process groups of
 // their own, which a terminal's Ctrl-C does not reach, and the block's ready-file directory is

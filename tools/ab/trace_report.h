@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --trace's outputs: the traced window's summary as text after the verdict table (one
 // table of lock waits, one of holds, both variants' rows) and in the JSON record.
 #pragma once

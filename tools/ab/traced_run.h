@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --trace DIR: a short traced window per variant. One extra run of the workload on
 // each side, outside the measured pairs (a running trace changes the lock under test: one try
 // before each wait, clock reads; docs/tracing.md), with the daemon serving that side's device

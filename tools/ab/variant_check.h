@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's check of each label against its device: the variant a NAME:SPEC label claims must be
 // the one the device has, read from its cused (CUSED_CTL_GET_VARIANT on the mount's
 // binder-control), or the table would print one variant's numbers under another's name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One binder-ab workload: a command line with a `{dev}` placeholder, run once per measurement
 // against one variant's device, and the metric read from what it prints.
 #pragma once

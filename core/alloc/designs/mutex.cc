@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=mutex, read top to bottom like 6.1's binder_alloc.c (mutex.h states the lock order).
 #include "core/alloc/designs/mutex.h"
 

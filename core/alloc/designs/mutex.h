@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=mutex: binder_alloc as in Linux 6.1 (before the 6.14 rework; docs/allocator.md). One
 // sleeping lock, alloc->mutex, covers the buffer metadata and page installation: a new buffer's
 // pages are installed with the mutex held. The shrinker (binder_alloc_free_page) try-locks the

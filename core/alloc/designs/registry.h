@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The registry of allocator designs (alloc_lock=): one row per design, the only list of them.
 // The parser and printer of alloc_lock= (variant.h), device_variant's error text, the design ids
 // of the cused_lock_* events (lock_trace.h), every test's and bench's list of designs and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=spin, read top to bottom (spin.h states the lock order and the race kept on purpose).
 #include "core/alloc/designs/spin.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=spin: binder_alloc's metadata under a spinlock, with nothing ordering page
 // installation against the shrinker's punch. Racy ON PURPOSE: a page the shrinker has marked not
 // installed but not punched yet can be taken by a new buffer, installed again (a no-op, the page

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=spin-install, read top to bottom (spin_install.h states the lock order).
 #include "core/alloc/designs/spin_install.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=spin-install: the RFC fix of the spin design (docs/reproductions.md). Metadata under
 // a spinlock; an install mutex is held across page installation and across the shrinker's
 // clear-and-punch. An allocation that meets a page the shrinker has isolated gives back what it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=upstream, read top to bottom like 6.14's binder_alloc.c (upstream.h states the lock
 // order).
 #include "core/alloc/designs/upstream.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // alloc_lock=upstream: binder_alloc since Linux 6.14 (docs/allocator.md). alloc->mutex, a sleeping
 // lock, covers the buffer metadata and the pages' trips off the LRU only; a new buffer's pages are
 // installed after the mutex is dropped, concurrently with other allocations

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Android system properties on a Debian host: there is no property service, so every property is
 // unset and property_get answers the caller's default, as libcutils does on Android for a
 // property nobody set. Debian's libcutils leaves property_get out for that reason. libbinder asks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A permissive SELinux for Android 10's servicemanager on a Debian host (see <selinux/avc.h>):
 // the host has no Android policy to ask, so every access check allows, as an Android device in
 // permissive mode does, and the labels are fixed placeholders. What the servicemanager decides

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // bionic's malloc hooks start as hooks that allocate (its default_malloc_hook and
 // default_realloc_hook), so a program can save them and call them from its own hook:
 // binderAllocationLimits does exactly that. glibc's start as null once malloc has run. This sets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The S9 rules (and the S1/S4/S11 rules the allocator carries), one test each, for every
 // variant: the rules do not depend on the locking.
 #include "core/alloc/allocator.h"

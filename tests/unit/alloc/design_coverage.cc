@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Linked into every allocator suite that runs per design (meson.build): fails when a registered
 // design (core/alloc/designs/registry.cc) is missing from one of the binary's parameterized suites
 // over allocator variants, e.g. a suite that went back to a hand-kept list. gtest prints each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Shared test scaffolding for core/alloc: a memfd-backed proc space, the global LRU, and
 // helpers that describe page state the way S9.12 reports it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S11.10, deterministically: the shrinker is stopped (test hook) after it isolated an LRU page
 // and before it punches it; meanwhile a new buffer reuses that page and gets written. Under
 // `spin` (racy on purpose) the punch then lands on the live buffer and its bytes are gone; every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The registry of allocator designs (core/alloc/designs/registry.cc) and what is derived from it:
 // alloc_lock='s parser and printer, the trace ids, and docs/variants.md's table of designs.
 #include "core/alloc/designs/registry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The exhaustive page-state scenario (the kernel's binder_alloc selftest, docs/design.md
 // section 7):
 // five buffers whose ends take every combination of page alignments, placed from the front and

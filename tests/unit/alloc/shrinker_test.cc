@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shrinker's policy (core/alloc/shrinker.h, docs/design.md section 4), its passes run by the
 // test: what a pass reclaims and spares, how requests and stress mode reach the loop, and the
 // stats. The thread that runs it in the daemon is tests/unit/host's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Stress (docs/design.md section 7): threads allocate buffers, fill them with a pattern derived
 // from a per-buffer seed, keep a few alive, verify and free them, while the shrinker reclaims in
 // stress mode. A page punched out from under a live buffer shows up as a mismatch (the bytes read

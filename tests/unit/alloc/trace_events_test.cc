@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's own events (docs/tracing.md "cused's own events"): the cused_lock_* events of the
 // allocator's locks and of the engine's proc, node and context locks, in order for a waiter, with
 // the holder it waited behind, the prios and the holder's preemptions, and which holds are

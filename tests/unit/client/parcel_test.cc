@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libcused-client's Parcel against libbinder's (Android 10) wire layout: what an unmodified
 // libbinder peer reads and writes. Byte-exact checks, since a layout slip is what a peer notices.
 #include "client/parcel.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // client/program_errors: the line a cused program prints when it fails (what failed; what to do)
 // and the exit code, instead of "terminate called after throwing ..." (issue 35).
 #include "client/program_errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The engine at the kernel's cost (issue 30 point 3): a steady-state sync call with its reply, a
 // call whose replier defers its completion (TF_DEFER_COMPLETE) and a oneway with its buffer freed
 // make no heap allocation in core, as binder.c's hot path makes none beyond its slab caches. This

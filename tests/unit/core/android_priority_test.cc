@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // priority=android (docs/variants.md, core/android_priority.cc): the Android common kernel's
 // binder_transaction_priority / binder_do_set_priority / binder_restore_priority, extending S4.12
 // to scheduling policies, with a fake host: what the serving thread is set to, and can_nice()'s

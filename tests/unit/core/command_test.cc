@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/command.cc: the write half of BINDER_WRITE_READ (S3.1, binder_thread_write): where the
 // command loop stops, the commands it refuses, the looper commands (S8) and BC_FREE_BUFFER (S9.9).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/death.cc: death notifications (S7.1-S7.5): registration, delivery, clearing and the
 // clear-vs-death race.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/debug_print.cc: binder_logs (S10.6): the kernel's text formats, parsed back and checked
 // against the state the test built (threads, nodes, refs, buffers, pages, counters, transaction
 // rings).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/device.cc: a device's options. docs/design.md section 5, "variants, live":
 // Device::set_options applies to procs opened
 // afterwards; procs already open keep the variant they opened with, in what they report

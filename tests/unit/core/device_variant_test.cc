@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The variant spec of docs/design.md section 5 (`--device NAME:SPEC`, binder-control, binderctl).
 #include "core/device_variant.h"
 

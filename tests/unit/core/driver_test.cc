@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/driver.cc: what the kernel keeps in globals: the list of every proc of every device, which
 // BINDER_FREEZE and the logs walk (S1.9, S2.10).
 #include <gtest/gtest.h>

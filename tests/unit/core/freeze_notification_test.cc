@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/freeze_notification.cc: freeze notifications (S7.6-S7.9) and their teardown races (S11.13).
 #include <gtest/gtest.h>
 

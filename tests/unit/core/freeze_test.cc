@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/freeze.cc: BINDER_FREEZE / BINDER_GET_FROZEN_INFO (S2.10, S2.11), frozen targets and
 // TF_UPDATE_TXN (S4.13).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The fixture of the freeze tests (freeze_test.cc: S2.10, S2.11, S4.13) and the freeze
 // notification tests (freeze_notification_test.cc: S7.6-S7.9, S11.13).
 #pragma once

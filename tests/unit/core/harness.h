@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // In-process clients for the protocol engine's unit tests. A "client" is a proc opened on a test
 // device; its "threads" are plain tid numbers (core never blocks, so one test thread can play
 // every binder thread). Everything runs on fakes, with no OS object behind them: user memory is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/invariants.h: the checker the fuzzer relies on passes on real protocol states and reports
 // what is left behind when it should not be.
 #include "core/invariants.h"

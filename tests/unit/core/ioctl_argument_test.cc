@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/ioctl_argument.cc: how much of each ioctl's argument binder_ioctl reads and writes (S0.1,
 // S2), which the frontends copy.
 #include "core/ioctl_argument.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The ioctls of S2 other than the transaction paths.
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The fixture of the tests that read binder_logs back (debug_print_test.cc, stats_test.cc,
 // transaction_log_test.cc): a World whose driver's logs are parsed with tests/binder_logs_text.h.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/node.cc: a node's count rules on their own (binder_inc_node_nilocked /
 // binder_dec_node_nilocked), without a proc carrying out what they ask. The engine's tests see
 // their effects as BR_INCREFS/BR_ACQUIRE/BR_RELEASE/BR_DECREFS and freed nodes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Files in transactions: FD and FDA objects taken from the sender (S5.3, S5.4), installed in the
 // reader at delivery (S5.6), dropped on every failure and teardown path (S5.7), FDA fds closed at
 // BC_FREE_BUFFER (S5.8). Each proc here is served with a fake file table (tests/fake_files.h), as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A held copy of the caller's memory (core/prefetched_memory.h) answers only for the bytes it
 // holds, and a fault must stay a fault at the same step as a plain read (S4.11: EFAULT). The
 // gathered read under it is the daemon's process_vm_read_ranges

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // S4.12 in the engine, with a fake host: what core asks the host to set, and can_nice()'s rule
 // for threads without CAP_SYS_NICE, which the conformance suite (run as root) cannot reach.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/proc.cc: the work queues and the choice of thread that proc work wakes (S4.4, S3.2 step 3).
 #include <gtest/gtest.h>
 

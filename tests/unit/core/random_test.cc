@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Engine-wide suite (no one core concept; docs/design.md section 7, tests/unit_test_layout.py).
 // Random command streams against the engine (docs/design.md section 7, "never crash, leak or lose a
 // buffer on any input"): three procs with a few threads each send random transactions carrying

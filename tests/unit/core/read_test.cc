@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/read.cc: the read half of BINDER_WRITE_READ (S3.2, binder_thread_read): what one read
 // returns and when, BR_SPAWN_LOOPER (S3.3), the sender's identity filled in at delivery (S4.8),
 // non-blocking reads (S1.11), interrupts (S1.12), flush (S1.8) and poll (S1.10).

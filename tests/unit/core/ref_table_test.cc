@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/ref_table.cc: a proc's handle table on its own (the kernel's refs_by_desc / refs_by_node,
 // process.rs's by_handle / by_node), without the engine around it. The engine's tests reach it
 // through BC_INCREFS and published objects (refcount_test.cc); here its rules are checked

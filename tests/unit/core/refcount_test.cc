@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/refcount.cc: reference counting (S6): handles, the BC_ ref commands and the node counters
 // they move, and the BR_ requests to the owner with their _DONE handshakes.
 #include <gtest/gtest.h>

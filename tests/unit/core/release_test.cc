@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/release.cc: teardown: BINDER_THREAD_EXIT (S2.6) and the release of a whole proc (S1.9),
 // and what each does to the calls, oneways, refs, registrations and reads in flight.
 #include <gtest/gtest.h>

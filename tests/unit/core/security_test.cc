@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/security.h: the sender's security label delivered with BR_TRANSACTION_SEC_CTX (S4.9), from
 // the device's label source (the daemon's is the host LSM's, tested in tests/unit/host).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/stats.cc: the driver's and each proc's counters (binder_stats), as binder_logs/stats prints
 // them (S10.6).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Engine-wide suite (no one core concept; docs/design.md section 7, tests/unit_test_layout.py).
 // The engine under real concurrency: caller threads and pool threads of several procs issue
 // ioctls at once, as the daemon's request threads do. Test threads wait on their own completions;

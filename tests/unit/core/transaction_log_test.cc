@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/transaction_log.cc: the rings of the last transactions and of the failed ones (S4.14), as
 // binder_logs/transaction_log and failed_transaction_log print them (S10.6).
 #include <gtest/gtest.h>

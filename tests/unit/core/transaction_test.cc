@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/transaction.cc: transactions and replies (S3, S4, binder_transaction): target
 // resolution (S4.1), the sender's stack rules (S4.3), the thread a call goes to (S4.4), oneway
 // ordering (S4.5), failure routing (S3.6, S4.6), flags (S4.7, TF_DEFER_COMPLETE), the buffer's

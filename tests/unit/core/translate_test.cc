@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Object translation (S5) and the offsets validation order (S4.11).
 #include <gtest/gtest.h>
 

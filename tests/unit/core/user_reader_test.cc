@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // How the engine reads a sender's payload (S4.11 steps 1-7, binder_transaction's copy_from_user):
 // the offsets and the data in one gathered read, and the payload a thread sent last time read
 // ahead with its next commands (core/user_reader.h). Every test checks what the receiver gets,

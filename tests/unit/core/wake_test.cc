@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // core/wake.cc: a read without work parks its request, and whoever queues work for it completes
 // it (no daemon thread waits for binder work, docs/design.md section 3).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A small binder world for the engine tests: a context manager, a server that publishes objects
 // through it and a client that fetches them, each a proc with warmed-up threads (S2.0: a new
 // thread's first ioctl never waits, so every tid does one BINDER_VERSION first).

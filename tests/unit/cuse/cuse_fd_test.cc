@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shim recognises a cused CUSE descriptor by its sysfs node (client/preload/cuse_fd.h). These
 // tests give it a stand-in sysfs whose dev/char links say what /dev/null (char 1:3) is.
 #include "client/preload/cuse_fd.h"

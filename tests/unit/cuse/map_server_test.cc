@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's mmap socket for CUSE nodes (cused/cuse/map_server.h) against the shim's client
 // (client/preload/map_client.h), over a real Unix socket: who gets the memfd (S1.4: only the
 // process that opened the node), and the rest of binder_mmap's rules the shim path keeps.

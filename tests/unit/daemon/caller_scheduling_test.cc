@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A daemon thread serving a request runs at its caller's scheduling attributes while it serves it
 // (cused/request/caller_scheduling.h; issue 18's execution context), and at its own afterwards.
 // The caller here is another thread of this process with other attributes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // process_exiting: whether a thread the FUSE path saw exit went with its whole process (then the
 // proc's release, not the thread's, tells its callers: S2.6, S1.9) or left a live process (then
 // it is released as libbinder's BINDER_THREAD_EXIT(NULL) would release it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused run's receivers taking turns at a program's seccomp listener (cused/run/receive_turns.h,
 // issue 30): one at a time while one thread of the program was notified, all of them from the
 // second thread on, and all of them let go when the receivers stop.

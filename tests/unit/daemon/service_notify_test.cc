@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused/service_notify: the datagram systemd's Type=notify waits for (sd_notify(3)'s protocol),
 // received on sockets bound the way systemd binds them: a path and an abstract name.
 #include "cused/service_notify.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ThreadGroups: the tid -> thread group answer behind the S1.3 "other process" check and
 // sender_pid, cached but read again once a tid may have been handed out anew.
 #include "cused/thread_groups.h"

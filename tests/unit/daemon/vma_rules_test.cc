@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder_mmap's answers as `cused run` gives them to a program's memory calls (cused/run/
 // vma_rules.h, issue 47 point 4): the kernel's errors in the kernel's order (S1.4).
 #include "cused/run/vma_rules.h"

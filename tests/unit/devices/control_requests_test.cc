@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's control ioctls served from the registry (cused/devices/control_requests.h), as
 // binder-control and a CUSE node both answer them: uapi/cused.h's errnos, the variant text out,
 // and a CUSE device's variant changed live like a binderfs one's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's device registry (cused/devices/device_registry.h): binderfs's S10.3/S10.4 rules
 // for the devices of every frontend in one namespace, live variant changes (docs/design.md
 // section 5) for a CUSE device as for a binderfs one, and the open procs `cused run` asks about.

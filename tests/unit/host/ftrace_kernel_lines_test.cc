@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // cused's trace text held against lines the kernel printed (issue 32 point 4): each line of
 // kernel_binder_events.txt is copied as it is from tracefs's `trace` file in the tests/vm guest
 // (Debian's 6.12 kernel, `tests/diff/record-kernel-traces --events`, the raw lines it leaves in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The trace text's reader (cused/host/ftrace_line.h) on the lines cused writes (ftrace_text.h) and
 // on lines the kernel printed (kernel_binder_events.txt, read by ftrace_kernel_lines_test.cc):
 // binder-ab --trace's lock summary and the differential tests' event comparison read traces

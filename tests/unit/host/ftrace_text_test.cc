@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The text of cused's trace file (cused/host/ftrace_text.h) held against what the kernel prints:
 // each expected string below is what binder_trace.h's TP_printk makes of the same field values
 // (printf semantics: %d of an int, %x of an unsigned, %zu/%zd of a size_t, %016llx of a u64),

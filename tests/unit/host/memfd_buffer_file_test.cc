@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's buffer store (cused/host/memfd_buffer_file.h): the page size core's allocator
 // counts in, and populate()'s guarantee that the allocator's page install relies on: a hole
 // becomes a resident zero page, a resident page keeps every byte.

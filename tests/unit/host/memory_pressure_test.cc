@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's memory-pressure sources for the shrinker (cused/host/memory_pressure.h): the PSI
 // trigger and the cgroup v2 lookup behind the cgroup's memory.events.
 #include "cused/host/memory_pressure.h"

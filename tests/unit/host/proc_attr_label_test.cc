@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host LSM's label of a sender (cused/host/proc_attr_label.h), what the daemon's devices
 // deliver with BR_TRANSACTION_SEC_CTX (S4.9): /proc/<pid>/attr/current, or the fallback.
 #include "cused/host/proc_attr_label.h"

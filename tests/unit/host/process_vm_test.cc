@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's reads of a caller's memory (cused/host/process_vm.h): what counts as read whole,
 // and that core's unit tests' fake user memory (tests/unit/fake_user_memory.h) answers as these
 // system calls do for the addresses those tests use, so a fault stays a fault at the same step

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The shrinker's thread (cused/host/shrinker_thread.h) and what wakes it: shrink-now requests,
 // stress mode and pressure sources. The policy it runs is tests/unit/alloc's (shrinker_test.cc);
 // the daemon's sources (PSI, cgroup v2) are memory_pressure_test.cc's.

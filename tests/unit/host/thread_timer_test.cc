@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's timer (cused/host/thread_timer.h): deadlines on its own thread, in deadline order,
 // never inside the call that set them; sleep() pays the simulated cost for real.
 #include "cused/host/thread_timer.h"

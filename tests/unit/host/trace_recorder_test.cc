@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The daemon's trace file (cused/host/trace_recorder.h): core's events from several threads end
 // up in one file, in time order, as ftrace lines under the header; a full ring drops and counts,
 // and the count is in the file; nothing is emitted once the trace is stopped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The USDT feed (cused/host/usdt_feed.h, issue 32 point 3): a tracer attached to a probe makes
 // core emit into the feed's sink when no trace is being written, a trace being written keeps its
 // recorder as the sink, and the feed's sink goes once no probe is attached, so that tracing off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The handoff policy's rules (issue 9, lock_policy=handoff, docs/locking.md): queued threads get
 // the lock in the order they queued, and an unlock that finds waiters transfers ownership, so
 // nobody can take the lock until the new owner releases it.

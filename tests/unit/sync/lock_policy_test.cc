@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // lock_policy= names (issue 9): a device variant names its lock policy with these exact strings,
 // and a PolicyMutex built for a policy runs that policy.
 #include "core/sync/lock_policy.h"

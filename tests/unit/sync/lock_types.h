@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The locks every sync test runs against: each policy's own class, each policy through
 // PolicyMutex (the type the proc and node locks use), and the spinlock.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Mutual exclusion and try_lock semantics of every lock policy (issue 9, docs/design.md section 4):
 // whatever the policy, two threads never hold a lock at once, or binder's proc and node state
 // would be corrupted.

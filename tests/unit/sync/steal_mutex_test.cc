@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The steal policy's rules (issue 9, lock_policy=steal, docs/locking.md), made deterministic with
 // the mutex's observer hooks: the woken first waiter is held at the point where it would compete.
 //  * an unlock with waiters releases the lock: a running contender may take it before the woken

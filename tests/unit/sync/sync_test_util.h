@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Thread helpers for the sync tests.
 #pragma once
 

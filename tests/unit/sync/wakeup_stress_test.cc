@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // No lost wake-ups, for every lock policy (issue 9): many threads, random short sleeps inside and
 // outside the critical section (so that waiters really park on their futex and are woken, handed
 // the lock, or robbed of it), and every thread must finish in bounded time.

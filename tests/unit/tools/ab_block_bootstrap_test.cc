@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The two-level bootstrap over blocks (issue 29) on synthetic experiments with a known
 // between-block variance: each block (a daemon start) shifts the level of both variants and B/A
 // itself by a random amount, as placement, memcg state or the hogs' phase would. The pairwise

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --blocks (issue 29): each block on fresh state from --block-setup, stopped before the
 // next one starts; the A/B order drawn per block; the interval over blocks, so that blocks that
 // disagree cannot print a narrow one; the JSON keeps every block and --replay reads it back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --latency's readings and verdicts: cused's precise percentiles are preferred to
 // binderThroughputTest's bucket midpoints, a bucket line carries its bucket width, and runs whose
 // medians the buckets cannot tell apart get "cannot resolve: ..." instead of a ratio such as

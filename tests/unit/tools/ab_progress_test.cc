@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's progress (issue 21): the line's content from a state, and the real tool's lines in a
 // short run whose stderr is not a terminal (a plain line every --progress-every seconds, then the
 // final one), with a workload that needs no binder device: a shell printing a known metric.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's SVG plot (issue 21): no text runs past the picture's edge or into the plots, however
 // long the variant labels (they were cut at 22 characters), the title keeps the interval and the
 // verdict, and --latency's metrics get a panel each beside the main one.

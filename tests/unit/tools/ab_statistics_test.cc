@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's statistics on synthetic runs whose true B/A ratio is known: the interval must
 // contain it about as often as it claims, contain 1.0 for identical variants, and exclude 1.0 for
 // a 5 % shift once there are enough runs (the detection requirement).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab stopped by a signal (Ctrl-C, a script's cleanup): the block setup's whole process
 // group (a daemon, its mount) is stopped, the blocks' ready-file directory removed, and binder-ab
 // exits with 128 + the signal, as the signal's default action would have reported it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Directories the binder-ab unit tests use: a scratch directory per test, and the ready-file
 // directories binder-ab makes (binder-ab-XXXXXX in the temporary directory).
 #pragma once

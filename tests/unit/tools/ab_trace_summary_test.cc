@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab --trace's reading of a cused trace (issue 32 point 5; the line itself is
 // cused/host/ftrace_line.h's, tests/unit/host/ftrace_line_test.cc): the lock
 // events' waits and holds per lock and per priority of the thread, whom the waits were behind,

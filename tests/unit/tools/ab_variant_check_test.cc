@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-ab's label check (tools/ab/variant_check.h): a NAME:SPEC label holds only when each of
 // its keys has that value in the device's real variant.
 #include <gtest/gtest.h>

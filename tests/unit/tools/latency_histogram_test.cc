@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // binder-throughput's precise percentiles (tools/latency_histogram.h): on synthetic latencies,
 // light and heavy tailed, every percentile it reports is within its stated 0.4 % (and so the
 // issue's 1 %) of the sample of that rank in the sorted samples; and the report keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Force-included (-include) into every AOSP translation unit of the host build
 // (tests/aosp/project). Android 10's sources compile against bionic and libc++, whose headers
 // pull in more than glibc's and libstdc++'s do and define a few names glibc lacks; this header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // bionic's <stdatomic.h> in C++ is <atomic> with its names in the global namespace (IMemory.cpp
 // includes <stdatomic.h> from C++ and uses memory_order_* unqualified). Debian's compilers' own
 // <stdatomic.h> is C only: in C++ its macros break <atomic>. In C this is the compiler's header.

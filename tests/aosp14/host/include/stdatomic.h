@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // bionic's <stdatomic.h> in C++ is <atomic> with its names in the global namespace (liblog,
 // cutils/atomic.h, cutils/trace.h, LightRefBase.h and IMemory.cpp use them unqualified from C++).
 // libc++ 14 and clang 14 have only the C header, whose macros break <atomic> in C++ (as for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // <malloc.h> with the malloc hooks bionic declares there and glibc no longer does (2.34 removed
 // them from its API). glibc keeps them as compatibility symbols of version GLIBC_2.2.5 (x86-64's
 // first), and libc_malloc_debug.so, linked into the program, is the malloc that calls them, as

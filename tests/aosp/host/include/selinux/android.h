@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Android's additions to libselinux that Android 10's servicemanager calls (the system one; the
 // vendor servicemanager is not built); see <selinux/avc.h>.
 #pragma once

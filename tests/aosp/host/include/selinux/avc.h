@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The part of Android's libselinux that Android 10's servicemanager calls (service_manager.c
 // includes <selinux/android.h> and <selinux/avc.h>). Debian has no Android SELinux policy (no
 // service_contexts, usually no SELinux at all), so host/selinux.cc implements a permissive

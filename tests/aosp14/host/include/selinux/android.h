@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Android 14's servicemanager (cmds/servicemanager/Access.cpp) includes <selinux/android.h> and
 // <selinux/avc.h>, but built for a host (no __ANDROID__) it calls nothing of them: every access
 // is allowed and no label is looked up. The Debian host has no Android SELinux headers, so these

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Android builds libbinder against bionic's copy of the Android common kernel's uapi binder.h,
 // which the tarball does not carry; the host's (mainline) <linux/android/binder.h> lacks the
 // Android kernel's scheduling-policy flags of flat_binder_object, which Parcel.cpp sets (a
