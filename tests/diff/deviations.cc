@@ -378,15 +378,32 @@ bool dropped_undelivered(Lines before, const std::string& slot, const KeptBuffer
   std::map<std::string, bool> awaiting;      // slot's threads waiting: a fitting reply is queued
   std::vector<std::string> read_from_slot;   // other slots that read a transaction of `slot`
   const std::string sender = "pid=" + slot + " ";
-  for (const TraceLine* line : before) {
-    const TraceLine& l = *line;
+  // A consumed command of `l` went through when the call did, or when a later one was consumed
+  // after it (the driver stops reading at a command that fails).
+  auto went_through = [](const TraceLine& l, std::size_t i) {
+    const std::size_t consumed = l.commands_consumed();
+    return l.ret == "0" && i < consumed && (l.failed_with("BR_OK", "0") || i + 1 < consumed);
+  };
+  // A parked call's write half ran at its own step, before the lines printed between it and its
+  // late answer: another slot's fitting transaction in a call made before `step` and answered
+  // after `from`, without a reply, was queued before that step (seed 20261432 of the 60-minute
+  // campaign: sent at step 15, parked, the target's thread exited at 18, answered at 18).
+  auto sent_by_parked_call = [&](std::size_t from, const std::string& step) {
+    for (std::size_t j = from + 1; j < before.size(); j++) {
+      const TraceLine& late = *before[j];
+      if (late.call_of.empty() || late.slot == slot || !is_answer(late) ||
+          std::stoul(late.call_of) >= std::stoul(step) || late.has_return("BR_REPLY"))
+        continue;
+      for (std::size_t i = 0; i < late.sent.size(); i++)
+        if (is_transaction(late.sent[i]) && went_through(late, i) && objects_fit(late.sent[i]))
+          return true;
+    }
+    return false;
+  };
+  for (std::size_t index = 0; index < before.size(); index++) {
+    const TraceLine& l = *before[index];
     if (!is_answer(l)) continue;
     std::size_t consumed = l.commands_consumed();
-    // A consumed command went through when the call did, or when a later one was consumed
-    // after it (the driver stops reading at a command that fails).
-    auto went_through = [&](std::size_t i) {
-      return l.ret == "0" && i < consumed && (l.failed_with("BR_OK", "0") || i + 1 < consumed);
-    };
     if (l.slot == slot) {
       // The write half first: a free in the same call comes before what its read delivers.
       for (std::size_t i = 0; i < consumed; i++) {
@@ -394,7 +411,7 @@ bool dropped_undelivered(Lines before, const std::string& slot, const KeptBuffer
           if (held && holding == 1) held = false;
           holding -= holding > 0;
         }
-        if (is_transaction(l.sent[i]) && went_through(i)) awaiting[l.thread] = false;
+        if (is_transaction(l.sent[i]) && went_through(l, i)) awaiting[l.thread] = false;
       }
       for (const auto& r : l.returns) {
         bool delivery = (r.starts_with("BR_TRANSACTION ") || r.starts_with("BR_REPLY ")) &&
@@ -407,6 +424,7 @@ bool dropped_undelivered(Lines before, const std::string& slot, const KeptBuffer
       if (exited || read_failed_reply(l)) {
         for (const auto& [thread, fits] : sent_to_slot) dropped |= fits && !held;
         sent_to_slot.clear();
+        if (!held && sent_by_parked_call(index, l.step)) dropped = true;
       }
       if (exited) {
         auto waiting = awaiting.find(l.thread);
@@ -422,7 +440,7 @@ bool dropped_undelivered(Lines before, const std::string& slot, const KeptBuffer
     bool read_ours =
         std::find(read_from_slot.begin(), read_from_slot.end(), l.slot) != read_from_slot.end();
     for (std::size_t i = 0; i < consumed; i++) {
-      if (!went_through(i)) continue;
+      if (!went_through(l, i)) continue;
       if (is_transaction(l.sent[i])) sent_to_slot[l.thread] = objects_fit(l.sent[i]);
       if (is_reply(l.sent[i]) && read_ours && objects_fit(l.sent[i]))
         for (auto& [thread, fits] : awaiting) fits = true;

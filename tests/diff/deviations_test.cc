@@ -425,6 +425,35 @@ TEST(UndeliveredBufferFreed, TheDroppedTransactionsBufferAndNodeRefAreDocumented
   }
 }
 
+// The 60-minute campaign of 2026-12-06 (seed 20261432): the transaction that was dropped was
+// sent in a call that parked (step 15) and was answered only after the target's thread exited
+// (step 18), so its line comes after the exit's. The write half ran at the call's step: the
+// buffer and its node ref are the documented case; answered before the exit's step, they are not.
+TEST(UndeliveredBufferFreed, ATransactionSentByACallThatParkedBeforeTheExitWasDropped_S11_6) {
+  Trace kernel = read_trace(corpus_trace("found-20261432"));
+  const std::size_t node =
+      index_of(kernel, "401 state s0:   node u0 c0 hs 1 hw 1 ls 2 lw 1 is 0 iw 0");
+  const std::size_t buffer = index_of(kernel, "401 state s0:   buffer @0x0 size 8:0:0 delivered");
+  Trace freed = without(
+      with(kernel, node, "401 state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 0 iw 0"), buffer);
+  for (const char* path : {"fuse", "run"}) {
+    Verdict v = compare(kernel, freed, path);
+    ASSERT_EQ(v.kind, Verdict::kDocumented) << path;
+    EXPECT_EQ(v.documented.size(), 2u) << path;
+  }
+  // The same call made after the exit's step sent nothing the exit could drop.
+  const std::size_t late =
+      index_of(kernel,
+               "18 s1.t0: (call of step 15) write_read BC_TRANSACTION[] | ret 0 wc 68/68 rc 4/10: "
+               "BR_NOOP; | ret 0 ee BR_OK 0");
+  Trace after = with(kernel, late,
+                     "18 s1.t0: (call of step 18) write_read BC_TRANSACTION[] | ret 0 wc 68/68 rc "
+                     "4/10: BR_NOOP; | ret 0 ee BR_OK 0");
+  Trace after_freed = without(
+      with(after, node, "401 state s0:   node u0 c0 hs 1 hw 1 ls 1 lw 1 is 0 iw 0"), buffer);
+  EXPECT_EQ(compare(after, after_freed, "fuse").kind, Verdict::kDiverged);
+}
+
 TEST(UndeliveredBufferFreed, WithoutADropBeforeOrWhenDeliveredItIsADivergence_S11_6) {
   // Nothing dropped: no exit, no dead reply.
   Trace kept = with(with(kDropped, 4, "5 s0.t0: flush ret 0"), 5,
