@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Every source file of cused's own says its licence in its first lines: GPL-2.0-only, the licence
 of the driver cused emulates (LICENSE, debian/copyright, docs/install.md).
 
