@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/alloc/designs/registry.h"
 #include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/trace_event_names.h"
@@ -173,7 +174,14 @@ int serve(int argc, char** argv) {
                  "binder, hwbinder, vndbinder)");
   app.add_option("--variant", default_variant,
                  "Variant of devices that give none, e.g. alloc_lock=spin-install,pages=lazy "
-                 "(" CUSED_DOC_DIR "/variants.md)");
+                 "(" CUSED_DOC_DIR "/variants.md); default: $CUSED_VARIANT")
+      // The environment too, so that a suite whose harness starts the daemon runs under any
+      // design without an edit (tests/designs/run).
+      ->envname("CUSED_VARIANT");
+  bool list_designs = false;
+  app.add_flag("--list-designs", list_designs,
+               "Print the allocator designs alloc_lock= accepts, a line each: NAME, 'racy' when "
+               "it loses data under reclaim on purpose (else '-'), and what it is, tab-separated");
   app.add_option("--link", link_dir,
                  "Put symlinks to the devices in this directory (e.g. /dev), removed at exit");
   app.add_option("--mode", mode, "Permissions of device nodes (octal)");
@@ -228,6 +236,12 @@ int serve(int argc, char** argv) {
       }
   }
   CLI11_PARSE(app, parsed_argc, argv);
+  if (list_designs) {
+    for (const auto& design : cused::core::alloc::designs())
+      fmt::print("{}\t{}\t{}\n", design.name, design.racy_on_purpose ? "racy" : "-",
+                 design.description);
+    return 0;
+  }
   if (run->parsed()) {
     for (const auto& word : run->remaining()) run_options.command.push_back(word);
     run_options.daemon = std::filesystem::read_symlink("/proc/self/exe").string();

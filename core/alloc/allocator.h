@@ -174,7 +174,11 @@ class Allocator {
 
   // S1.9 step 8: frees every buffer (zeroing TF_CLEAR_BUF ones), takes the pages off the LRU,
   // waits for a reclaim in progress on them, and punches the whole space. Idempotent; later
-  // allocations fail with -ESRCH. Destruction runs it too.
+  // allocations fail with -ESRCH. Destruction runs it too. Only when no other thread can be in
+  // new_buffer(): the designs that install pages outside their lock hold the new buffer
+  // unlocked meanwhile, and release() would free it under them. The engine destroys a proc's
+  // allocator with the proc, after the last reference a sender holds (as the kernel runs
+  // binder_alloc_deferred_release from binder_free_proc, after the last tmp_ref).
   virtual void release() = 0;
 
  protected:

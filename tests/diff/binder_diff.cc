@@ -441,12 +441,35 @@ void compare_script_events(const std::string& name, const Judged& judged,
     count_events(name, cused::diff::compare_events(kernel_events, *cused), tally);
 }
 
+// `compare --shard I/N`: the I-th of N interleaved parts of a corpus (0 <= I < N), so that N
+// runs (one per allocator design, tests/designs/run) cover it once between them.
+struct Shard {
+  unsigned index = 0;
+  unsigned count = 1;
+  bool takes(unsigned position) const { return position % count == index; }
+  std::string label() const {
+    return count == 1 ? std::string() : fmt::format(", shard {}/{}", index, count);
+  }
+};
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  Shard shard;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> shard.index >> slash >> shard.count) || slash != '/' || !in.eof() ||
+      shard.count == 0 || shard.index >= shard.count)
+    return std::nullopt;
+  return shard;
+}
+
 int compare_corpus(const RunOptions& options, const fs::path& corpus, const std::string& path,
-                   cused::diff::EventSource* cused_events) {
+                   cused::diff::EventSource* cused_events, Shard shard) {
   Tally tally;
   EventTally event_tally;
+  unsigned position = 0;
   for (const auto& script : scripts_in(corpus)) {
     if (!fs::exists(kernel_trace_of(script))) continue;
+    if (!shard.takes(position++)) continue;
     Trace kernel = read_trace(kernel_trace_of(script));
     bool with_events = cused_events && fs::exists(kernel_events_of(script));
     std::string name = script.filename().string();
@@ -460,8 +483,9 @@ int compare_corpus(const RunOptions& options, const fs::path& corpus, const std:
     if (with_events)
       compare_script_events(name, judged, read_trace(kernel_events_of(script)), event_tally);
   }
-  tally.print(fmt::format("compare on {} ({})", options.device, path));
-  if (cused_events) event_tally.print(fmt::format("events on {} ({})", options.device, path));
+  tally.print(fmt::format("compare on {} ({}{})", options.device, path, shard.label()));
+  if (cused_events)
+    event_tally.print(fmt::format("events on {} ({}{})", options.device, path, shard.label()));
   return tally.failed() || event_tally.diverged ? 1 : 0;
 }
 
@@ -729,6 +753,11 @@ int main(int argc, char** argv) {
                   "cused's binder-control: compare its binder events with the stored "
                   "NAME.kernel.events too");
   cmp->add_option("--events-file", events_file, "where cused writes them (absolute)");
+  std::string shard_text = "0/1";
+  cmp->add_option("--shard", shard_text,
+                  "I/N: only every N-th script, from the I-th (0-based); default 0/1, the whole "
+                  "corpus")
+      ->envname("CUSED_DIFF_SHARD");
 
   auto* camp = app.add_subcommand("campaign", "random scripts on the kernel and on cused");
   device_options(camp);
@@ -766,10 +795,15 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run(options, scripts);
     if (*rec) return record(options, corpus, drop, tracefs, raw_dir);
     if (*cmp) {
+      auto shard = parse_shard(shard_text);
+      if (!shard) {
+        fmt::print(stderr, "binder-diff: --shard {}: expected I/N with 0 <= I < N\n", shard_text);
+        return 2;
+      }
       std::unique_ptr<cused::diff::EventSource> events;
       if (!events_control.empty())
         events = std::make_unique<cused::diff::CusedEvents>(events_control, events_file);
-      return compare_corpus(options, corpus, path, events.get());
+      return compare_corpus(options, corpus, path, events.get(), *shard);
     }
     if (*camp) {
       std::unique_ptr<cused::diff::EventSource> kernel_events, cused_events;
