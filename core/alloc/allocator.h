@@ -60,9 +60,10 @@ struct AllocatorOptions {
   sync::LockPolicy lock_policy = sync::LockPolicy::kBarging;
   // install_latency_us= of the device variant: what installing one page costs on top of the
   // memfd's own cost, slept with whatever lock the design installs under (alloc_lock=mutex: the
-  // allocator's one lock; spin-install: the install lock; spin and upstream: none). A phone's page allocator under memory pressure enters direct reclaim
-  // and sleeps there; this machine's rarely does, so a lock held across installation never
-  // matters here unless the cost is put back (docs/reproductions.md).
+  // allocator's one lock; spin-install: the install lock; spin and upstream: none). A phone's page
+  // allocator under memory pressure enters direct reclaim and sleeps there; this machine's rarely
+  // does, so a lock held across installation never matters here unless the cost is put back
+  // (docs/reproductions.md).
   std::chrono::microseconds install_latency{0};
   // What sleeps that cost: the Driver's timer (core/timer.h); needed when install_latency > 0.
   Timer* timer = nullptr;
