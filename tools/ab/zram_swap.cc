@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "tools/ab/zram_swap.h"
+
+#include <fmt/format.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "tools/ab/child_process.h"
+
+namespace cused::tools::ab {
+
+namespace {
+
+bool machine_swaps() {
+  std::ifstream swaps("/proc/swaps");
+  std::string line;
+  std::getline(swaps, line);  // the header
+  return static_cast<bool>(std::getline(swaps, line));
+}
+
+void write_value(const std::string& file, const std::string& value) {
+  std::ofstream out(file);
+  out << value;
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {} to {}", value, file));
+}
+
+void remove_zram(int device) {
+  swapoff(fmt::format("/dev/zram{}", device).c_str());
+  std::ofstream("/sys/class/zram-control/hot_remove") << device;
+}
+
+}  // namespace
+
+ZramSwap::ZramSwap() {
+  if (machine_swaps()) return;
+  int device = -1;
+  std::ifstream("/sys/class/zram-control/hot_add") >> device;
+  if (device < 0)
+    throw std::runtime_error(
+        "conditions.memcg: no swap, and no zram device to add (modprobe zram)");
+  device_ = device;
+  on_stop_signal_.emplace([device] { remove_zram(device); });
+  try {
+    make_swap(device);
+  } catch (...) {  // a constructor that throws runs no destructor
+    on_stop_signal_.reset();
+    remove_zram(device);
+    throw;
+  }
+}
+
+void ZramSwap::make_swap(int device) {
+  auto block = fmt::format("/sys/block/zram{}", device);
+  try {
+    write_value(block + "/comp_algorithm", "lz4");
+  } catch (const std::runtime_error&) {  // the kernel's default compressor then
+  }
+  write_value(block + "/disksize", "4G");
+  auto node = fmt::format("/dev/zram{}", device);
+  ChildProcess mkswap({"mkswap", node}, {.quiet = true});
+  while (mkswap.running()) usleep(20'000);
+  if (!WIFEXITED(mkswap.ended_status()) || WEXITSTATUS(mkswap.ended_status()) != 0)
+    throw std::runtime_error("mkswap " + node + " failed");
+  // Preferred over any other swap, as Android's zram is.
+  int priority = (100 << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK;
+  if (swapon(node.c_str(), SWAP_FLAG_PREFER | priority) != 0)
+    throw std::runtime_error(fmt::format("swapon {}: {}", node, std::strerror(errno)));
+}
+
+ZramSwap::~ZramSwap() {
+  if (!device_) return;
+  on_stop_signal_.reset();
+  remove_zram(*device_);
+}
+
+}  // namespace cused::tools::ab
