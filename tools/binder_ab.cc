@@ -278,5 +278,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   cused::tools::ab::watch_stop_signals();  // before any thread: every one inherits the mask
-  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
+  int status = cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
+  cused::tools::ab::wait_if_stopping();
+  return status;
 }

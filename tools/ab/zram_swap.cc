@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tools/ab/zram_swap.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -31,9 +32,23 @@ void write_value(const std::string& file, const std::string& value) {
   if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {} to {}", value, file));
 }
 
+// swapoff, then hot_remove; both retried for a while, since the device can stay busy for a moment
+// after swapoff returns (seen on Ctrl-C: hot_remove refused with the device just swapped off).
 void remove_zram(int device) {
-  swapoff(fmt::format("/dev/zram{}", device).c_str());
-  std::ofstream("/sys/class/zram-control/hot_remove") << device;
+  auto node = fmt::format("/dev/zram{}", device);
+  auto number = std::to_string(device);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (swapoff(node.c_str()) != 0 && errno != EINVAL) {  // EINVAL: not (or no longer) swap
+      usleep(20'000);
+      continue;
+    }
+    int control = open("/sys/class/zram-control/hot_remove", O_WRONLY | O_CLOEXEC);
+    if (control < 0) return;
+    bool removed = write(control, number.data(), number.size()) >= 0 || errno == ENODEV;
+    close(control);
+    if (removed) return;
+    usleep(20'000);
+  }
 }
 
 }  // namespace
