@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "core/version.h"
@@ -148,34 +149,51 @@ Analysis run_cell(const ExperimentCell& cell, const RunOptions& options, const P
   return measure_and_analyze(settings);
 }
 
-nlohmann::json run_record(const ExperimentJson& file, const RunOptions& options,
+// The record of one file's run, its keys in the file's order.
+ExperimentJson run_record(const ExperimentJson& file, const RunOptions& options,
                           const std::vector<Analysis>& analyses) {
-  nlohmann::json record;
-  // The file as run (--set and --quick applied): `binder-ab run RECORD` runs it again.
-  record["experiment"] = nlohmann::json::parse(file.dump());
+  ExperimentJson record;
+  // The file as run (--quick and --set applied) and the options that change what its variants
+  // are: `binder-ab run RECORD` runs the same experiment again.
+  record["experiment"] = file;
   record["build"] = cused::version_text("binder-ab", nullptr);
   record["options"] = {{"quick", options.quick},
                        {"aa", options.aa},
                        {"add_a", options.add_a},
                        {"add_b", options.add_b}};
-  record["comparisons"] = nlohmann::json::array();
-  for (const auto& analysis : analyses) record["comparisons"].push_back(to_json(analysis));
+  record["comparisons"] = ExperimentJson::array();
+  for (const auto& analysis : analyses)
+    record["comparisons"].push_back(ExperimentJson::parse(to_json(analysis).dump()));
   return record;
+}
+
+// A record's options for its rerun, where the command line leaves them unset.
+RunOptions with_recorded_options(RunOptions options, const std::string& path) {
+  std::ifstream in(path);
+  auto json = ExperimentJson::parse(in, nullptr, false, true);
+  if (!json.is_object() || !json.contains("comparisons") || !json.contains("options"))
+    return options;
+  const auto& recorded = json.at("options");
+  options.aa = options.aa || recorded.value("aa", false);
+  if (options.add_a.empty()) options.add_a = recorded.value("add_a", std::string{});
+  if (options.add_b.empty()) options.add_b = recorded.value("add_b", std::string{});
+  return options;
 }
 
 // The tables of `runs`: binder-ab's (every comparison) and the published figures beside cused's
 // (a file's first comparison, a sweep's first cell, under the file's name).
-void print_tables(const std::vector<nlohmann::json>& runs, const std::string& table, bool header) {
+void print_tables(const std::vector<ExperimentJson>& runs, const std::string& table, bool header) {
   std::vector<Analysis> analyses;
   std::vector<PublishedRow> published;
   for (const auto& run : runs) {
+    auto comparisons = nlohmann::json::parse(run.at("comparisons").dump());
     ComparisonSettings replay_settings;
-    for (const auto& comparison : run.at("comparisons"))
+    for (const auto& comparison : comparisons)
       analyses.push_back(replay_record(comparison, replay_settings));
     auto cells = expand_sweep(run.at("experiment"));
     const auto& experiment = cells.front().experiment;
-    if (experiment.published && !run.at("comparisons").empty())
-      published.push_back({experiment.name, *experiment.published, run.at("comparisons").front()});
+    if (experiment.published && !comparisons.empty())
+      published.push_back({experiment.name, *experiment.published, comparisons.front()});
   }
   if ((table == "ab" || table == "both") && !analyses.empty()) print_table(analyses, header);
   if ((table == "published" || table == "both") && !published.empty()) {
@@ -191,30 +209,36 @@ bool is_run_record(const nlohmann::json& record) {
 }
 
 void print_run_record(const nlohmann::json& record, bool header) {
-  print_tables({record}, "both", header);
+  print_tables({ExperimentJson::parse(record.dump())}, "both", header);
 }
 
 int run_experiment_files(const RunOptions& options) {
   // Every file read and every cell parsed before anything runs: a typo in the last file's last
   // key stops the run before its first minute.
-  std::vector<std::pair<ExperimentJson, std::vector<ExperimentCell>>> files;
+  struct File {
+    ExperimentJson json;
+    std::vector<ExperimentCell> cells;
+    RunOptions options;
+  };
+  std::vector<File> files;
   for (const auto& path : options.files) {
-    auto file = effective_file(path, options);
+    auto file_options = with_recorded_options(options, path);
+    auto file = effective_file(path, file_options);
     try {
       auto cells = expand_sweep(file);
-      for (auto& cell : cells) cell.experiment = adjusted(std::move(cell.experiment), options);
-      files.emplace_back(file, std::move(cells));
+      for (auto& cell : cells) cell.experiment = adjusted(std::move(cell.experiment), file_options);
+      files.push_back({file, std::move(cells), file_options});
     } catch (const ExperimentError& error) {
       throw ExperimentError(fmt::format("{}: {}", path, error.what()));
     }
   }
   auto programs = find_programs(options);
   std::filesystem::create_directories(options.out);
-  std::vector<nlohmann::json> runs;
-  for (const auto& [file, cells] : files) {
+  std::vector<ExperimentJson> runs;
+  for (const auto& [file, cells, file_options] : files) {
     std::vector<Analysis> analyses;
     for (const auto& cell : cells) {
-      analyses.push_back(run_cell(cell, options, programs));
+      analyses.push_back(run_cell(cell, file_options, programs));
       auto base = options.out + "/" + cell.name;
       write_file(base + ".json", to_json(analyses.back()).dump(2) + "\n");
       write_file(base + ".svg", svg_plot(analyses.back()));
@@ -225,7 +249,7 @@ int run_experiment_files(const RunOptions& options) {
       write_file(options.out + "/" + name + ".json", to_json(analyses.front()).dump(2) + "\n");
       write_file(options.out + "/" + name + ".svg", svg_plot(analyses.front()));
     }
-    runs.push_back(run_record(file, options, analyses));
+    runs.push_back(run_record(file, file_options, analyses));
     write_file(options.out + "/" + name + ".run.json", runs.back().dump(2) + "\n");
   }
   print_tables(runs, options.table, true);
