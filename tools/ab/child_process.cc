@@ -106,10 +106,11 @@ bool ChildProcess::running() {
 
 void ChildProcess::stop(std::chrono::duration<double> grace) {
   if (pid_ < 0) return;
-  on_stop_signal_.reset();
   if (running() || kill(-pid_, 0) == 0) end_group(pid_, grace);
   if (!reaped_) waitpid(pid_, &status_, 0);
   reaped_ = true;
+  // Only now: a stop signal during the ending above still ends the group from the watcher.
+  on_stop_signal_.reset();
   pid_ = -1;
 }
 

@@ -57,8 +57,8 @@ MemoryCgroup::MemoryCgroup(long mib) {
 }
 
 MemoryCgroup::~MemoryCgroup() {
-  on_stop_signal_.reset();
   remove_cgroup(path_);
+  on_stop_signal_.reset();  // after: a stop signal meanwhile removes it too, harmlessly
 }
 
 void MemoryCgroup::add(pid_t pid) const {

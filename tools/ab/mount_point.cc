@@ -28,9 +28,9 @@ MountPoint::MountPoint() {
 }
 
 MountPoint::~MountPoint() {
-  on_stop_signal_.reset();
   unmount(path_);
   rmdir(path_.c_str());
+  on_stop_signal_.reset();  // after: a stop signal meanwhile does the same, harmlessly
 }
 
 BlockMount::BlockMount(std::filesystem::path path) : path_(std::move(path)) {
@@ -39,8 +39,8 @@ BlockMount::BlockMount(std::filesystem::path path) : path_(std::move(path)) {
 }
 
 BlockMount::~BlockMount() {
-  on_stop_signal_.reset();
   unmount(path_);
+  on_stop_signal_.reset();
 }
 
 }  // namespace cused::tools::ab

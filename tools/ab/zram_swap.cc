@@ -91,8 +91,8 @@ void ZramSwap::make_swap(int device) {
 
 ZramSwap::~ZramSwap() {
   if (!device_) return;
-  on_stop_signal_.reset();
   remove_zram(*device_);
+  on_stop_signal_.reset();  // after: a stop signal meanwhile removes it too, harmlessly
 }
 
 }  // namespace cused::tools::ab
