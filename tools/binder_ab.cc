@@ -31,7 +31,10 @@
 #include "client/program_errors.h"
 #include "core/version.h"
 #include "tools/ab/block_experiment.h"
+#include "tools/ab/comparison.h"
 #include "tools/ab/experiment.h"
+#include "tools/ab/experiment_file.h"
+#include "tools/ab/experiment_runner.h"
 #include "tools/ab/latency.h"
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
@@ -44,270 +47,23 @@ namespace {
 
 using namespace cused::tools::ab;
 
-struct Settings {
-  std::string a, b;
-  std::vector<std::string> command;
-  std::string mount_dir = "/dev/binderfs";
-  std::string name;
-  std::string metric = kDefaultMetric;
-  std::string metric_name;
-  bool lower_is_better = false;
-  bool count_metric = false;
-  bool latency = false;
-  Schedule schedule;
-  double budget_seconds = 60;
-  double run_limit_seconds = 120;
-  BootstrapOptions bootstrap;
-  bool seed_given = false;
-  double target_percent = 5;
-  std::string json_path, svg_path;
-  std::vector<std::string> replay;
-  double scale_b = 1;
-  bool no_header = false;
-  bool verbose = false;
-  std::string progress = "auto";
-  double progress_seconds = 10;
-  bool dev_binder = false;
-  std::string dev_binder_helper;  // default: with-dev-binder beside this program
-  BlockPlan blocks;               // blocks == 0: one run of pairs, as before --blocks
-  double ready_seconds = 60;
-  bool aa = false;
-  std::string trace_dir;  // --trace: a traced run of each variant, kept here
-};
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + path);
-}
-
-std::string default_metric_name(const Settings& settings) {
-  if (!settings.metric_name.empty()) return settings.metric_name;
-  return settings.metric == kDefaultMetric ? "iterations per sec" : settings.metric;
-}
-
-// The row's name when none is given: the program's name and its arguments, "{dev}" kept as the
-// placeholder it is (the device differs between A and B).
-std::string default_name(const std::vector<std::string>& command) {
-  std::string name = command.front().substr(command.front().rfind('/') + 1);
-  for (std::size_t i = 1; i < command.size(); ++i) name += ' ' + command[i];
-  return name;
-}
-
-// --progress: "auto" is live on a terminal, plain lines in a log. With -v the pair lines go to
-// stderr too, and a line redrawn in place would overwrite them: plain then.
-ProgressMode progress_mode(const Settings& settings) {
-  bool terminal = isatty(STDERR_FILENO) == 1 && !settings.verbose;
-  return *parse_progress_mode(settings.progress, terminal);
-}
-
-// tools/with-dev-binder, which binder-ab's own build and install put beside it.
-std::string sibling_dev_binder_helper() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "with-dev-binder")
-      .string();
-}
-
-// The workload as it is run: with --dev-binder, under with-dev-binder, so that /dev/binder is the
-// variant's device for a program that opens nothing else (the table still names the program).
-std::vector<std::string> command_to_run(const Settings& settings) {
-  if (!settings.dev_binder) return settings.command;
-  std::vector<std::string> command{
-      settings.dev_binder_helper.empty() ? sibling_dev_binder_helper() : settings.dev_binder_helper,
-      "{dev}"};
-  command.insert(command.end(), settings.command.begin(), settings.command.end());
-  return command;
-}
-
-// --latency's secondary metrics, in the order measure() reads them and the panels show them.
-// binderThroughputTest's bucket line has no P99.9: that panel is shown for programs that print
-// the precise line (cused's binder-throughput) and left out for those that print none.
-struct LatencyPanel {
-  LatencyPercentile percentile;
-  const char* name;
-  bool every_program;  // false: a program may not print it at all
-};
-constexpr LatencyPanel kLatencyPanels[] = {{LatencyPercentile::p50, "P50 latency (ms)", true},
-                                           {LatencyPercentile::p90, "P90 latency (ms)", true},
-                                           {LatencyPercentile::p99, "P99 latency (ms)", true},
-                                           {LatencyPercentile::p999, "P99.9 latency (ms)", false}};
-
-// A reading a program does not offer at all, told apart from a missing one (an error).
-constexpr double kNotOffered = std::numeric_limits<double>::quiet_NaN();
-
-// A panel's runs: offered by all (kept), by none (left out), or by some only (an error: the
-// same program printed it in one run and not in another).
-bool offered_by_all(const LatencyPanel& panel, const std::vector<double>& runs_a,
-                    const std::vector<double>& runs_b) {
-  auto offered = [](double value) { return !std::isnan(value); };
-  auto count = std::count_if(runs_a.begin(), runs_a.end(), offered) +
-               std::count_if(runs_b.begin(), runs_b.end(), offered);
-  if (count == 0) return false;
-  if (static_cast<std::size_t>(count) != runs_a.size() + runs_b.size())
-    throw std::runtime_error(fmt::format("{}: printed in {} of {} runs only", panel.name, count,
-                                         runs_a.size() + runs_b.size()));
-  return true;
-}
-
-// A block's devices come with its setup: until they are there, the block is not ready (a label
-// without a spec checks nothing that would say so).
-void require_device(const char* side, const Variant& variant) {
-  if (!std::filesystem::exists(variant.device))
-    throw std::runtime_error(fmt::format("{}'s device {} is not there", side, variant.device));
-}
-
-// A and B as their devices are now, labels checked; with --aa, both must have one variant.
-std::pair<Variant, Variant> prepare_variants(const Settings& settings) {
-  auto a = resolve_variant(settings.a, settings.mount_dir);
-  auto b = resolve_variant(settings.b, settings.mount_dir);
-  if (settings.blocks.blocks > 0) {
-    require_device("A", a);
-    require_device("B", b);
-  }
-  check_label("A", a);
-  check_label("B", b);
-  if (!settings.trace_dir.empty()) {
-    check_traceable("A", a);
-    check_traceable("B", b);
-  }
-  if (settings.aa && a.actual != b.actual)
-    throw std::runtime_error(fmt::format(
-        "--aa: B ({}) must have A's variant on a device of its own, but A ({}) has {} and B {}",
-        b.device, a.device, a.actual.empty() ? "none that cused reports" : a.actual,
-        b.actual.empty() ? "none that cused reports" : b.actual));
-  return {a, b};
-}
-
-// The block whose daemon --trace traces: the middle one, so that the window sees the machine as
-// the experiment mostly did (1 without --blocks).
-int traced_block(const Settings& settings) { return (std::max(settings.blocks.blocks, 1) + 1) / 2; }
-
-// --trace's window in `block`, after its measured pairs, while its setup still runs.
-void trace_if_chosen(const Settings& settings, Analysis& analysis, const Variant& a,
-                     const Variant& b, const Schedule& schedule, int block) {
-  if (settings.trace_dir.empty() || block != traced_block(settings)) return;
-  fmt::print(stderr, "binder-ab: tracing one run of each variant into {}\n", settings.trace_dir);
-  analysis.traces = traced_pair({.dir = settings.trace_dir,
-                                 .command = analysis.command,
-                                 .metric = std::regex(settings.metric),
-                                 .run_limit = schedule.run_limit},
-                                a, b, schedule.b_first, block);
-}
-
-// The pairs of one block (or of the whole experiment without --blocks), with the progress line;
-// then --trace's window if this is its block.
-Measurements measure_pairs(const Settings& settings, Analysis& analysis, const Variant& a,
-                           const Variant& b, const Schedule& schedule, int block) {
-  std::string name = analysis.name;
-  if (settings.blocks.blocks > 0)
-    name += fmt::format(", block {}/{}", block, settings.blocks.blocks);
-  Progress progress(stderr, progress_mode(settings),
-                    {.name = name,
-                     .warmup_total = schedule.warmup_pairs,
-                     .planned_pairs = schedule.pairs,
-                     .budget = schedule.budget,
-                     .confidence = settings.bootstrap.confidence},
-                    std::chrono::duration<double>(settings.progress_seconds));
-  MeasureObserver observer{
-      .warmed_up = [&progress](int done) { progress.warmup_done(done); },
-      .measured =
-          [&progress](const Measurements& so_far) { progress.pairs_measured(so_far.a, so_far.b); }};
-  MetricPatterns metrics{std::regex(settings.metric), {}};
-  if (settings.latency)
-    for (const auto& panel : kLatencyPanels)
-      metrics.secondary.push_back(
-          [panel, command = analysis.command](const std::string& out) -> std::optional<Reading> {
-            auto reading = read_latency(out, panel.percentile, command);
-            if (!reading && !panel.every_program) return Reading{kNotOffered, 0};
-            return reading;
-          });
-  auto measurements = measure(a, b, analysis.command, metrics, schedule,
-                              settings.verbose ? stderr : nullptr, observer);
-  progress.finish();
-  trace_if_chosen(settings, analysis, a, b, schedule, block);
-  return measurements;
-}
-
-Analysis measure_and_analyze(const Settings& settings) {
-  Analysis analysis;
-  analysis.command = command_to_run(settings);
-  analysis.name = settings.name.empty() ? default_name(settings.command) : settings.name;
-  analysis.metric_name = default_metric_name(settings);
-  analysis.better = settings.lower_is_better ? Better::lower : Better::higher;
-  analysis.wording = settings.count_metric ? Wording::amount : Wording::speed;
-  analysis.target_percent = settings.target_percent;
-  analysis.aa = settings.aa;
-  Measurements measurements;
-  if (settings.blocks.blocks > 0) {
-    auto result = measure_blocks(
-        settings.blocks, [&settings] { return prepare_variants(settings); },
-        [&](const Variant& a, const Variant& b, const Schedule& schedule, int block) {
-          return measure_pairs(settings, analysis, a, b, schedule, block);
-        },
-        settings.schedule);
-    analysis.a = std::move(result.a);
-    analysis.b = std::move(result.b);
-    analysis.blocks = std::move(result.spans);
-    measurements = std::move(result.all);
-  } else {
-    std::tie(analysis.a, analysis.b) = prepare_variants(settings);
-    measurements = measure_pairs(settings, analysis, analysis.a, analysis.b, settings.schedule, 1);
-  }
-  for (std::size_t i = 0; i < measurements.secondary_a.size(); ++i) {
-    if (!offered_by_all(kLatencyPanels[i], measurements.secondary_a[i],
-                        measurements.secondary_b[i]))
-      continue;
-    SecondaryMetric metric;
-    metric.name = kLatencyPanels[i].name;
-    metric.better = Better::lower;
-    metric.runs_a = std::move(measurements.secondary_a[i]);
-    metric.runs_b = std::move(measurements.secondary_b[i]);
-    metric.unit = "ms";
-    metric.resolution = measurements.secondary_resolution[i];
-    analysis.secondary.push_back(std::move(metric));
-  }
-  analysis.runs_a = std::move(measurements.a);
-  analysis.runs_b = std::move(measurements.b);
-  analysis.warmup_pairs = measurements.warmup_pairs;
-  analysis.seconds = measurements.elapsed.count();
-  return analyze(std::move(analysis), settings.bootstrap);
-}
-
-// A saved run, re-analyzed; its own seed unless --seed is given, so the table comes out the same.
-Analysis replay(const std::string& path, const Settings& settings) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  auto record = nlohmann::json::parse(in);
-  Analysis analysis = from_json(record);
-  BootstrapOptions bootstrap = settings.bootstrap;
-  if (!settings.seed_given) bootstrap.seed = record.at("ratio").at("seed").get<std::uint64_t>();
-  if (settings.scale_b != 1) {
-    for (double& value : analysis.runs_b) value *= settings.scale_b;
-    analysis.name += fmt::format(" (B x {:g})", settings.scale_b);
-  }
-  return analyze(std::move(analysis), bootstrap);
-}
-
-void print_table(const std::vector<Analysis>& analyses, bool header) {
-  bool block_columns = std::any_of(analyses.begin(), analyses.end(), [](const Analysis& analysis) {
-    return !analysis.blocks.empty();
-  });
-  if (header) fmt::print("{}", markdown_header(analyses.front(), block_columns));
-  for (const auto& analysis : analyses) fmt::print("{}", markdown_row(analysis, block_columns));
-  fmt::print("\n");
-  for (const auto& analysis : analyses)
-    fmt::print("{}: {}; {} (warm-up pairs: {}, {:.0f} s)\n", analysis.name, analysis.verdict.text,
-               analysis.note, analysis.warmup_pairs, analysis.seconds);
-  for (const auto& analysis : analyses)
-    for (const auto& metric : analysis.secondary)
-      fmt::print("{}", secondary_line(analysis, metric));
-  for (const auto& analysis : analyses)
-    if (!analysis.traces.empty()) fmt::print("{}", trace_tables(analysis.traces));
-}
+using Settings = ComparisonSettings;
 
 int run(Settings& settings) {
   std::vector<Analysis> analyses;
   if (!settings.replay.empty()) {
-    for (const auto& path : settings.replay) analyses.push_back(replay(path, settings));
+    for (const auto& path : settings.replay) {
+      std::ifstream in(path);
+      if (!in) throw std::runtime_error("cannot read " + path);
+      auto record = nlohmann::json::parse(in);
+      if (is_run_record(record)) {  // binder-ab run's record: its tables, as the run printed them
+        if (settings.replay.size() > 1)
+          throw CLI::ValidationError("--replay: a run record (NAME.run.json) is replayed alone");
+        print_run_record(record, !settings.no_header);
+        return EXIT_SUCCESS;
+      }
+      analyses.push_back(replay_record(record, settings));
+    }
   } else {
     if (settings.a.empty() || settings.b.empty() || settings.command.empty())
       throw CLI::ValidationError("need A B -- COMMAND (or --replay)");
@@ -327,8 +83,63 @@ int run(Settings& settings) {
   return EXIT_SUCCESS;
 }
 
+// binder-ab run FILE...: experiment files (docs/ab.md, "Experiment files").
+int run_files(int argc, char** argv) {
+  RunOptions options;
+  CLI::App app{
+      "binder-ab run: the experiments of FILE... (JSON, docs/ab.md \"Experiment files\"), each "
+      "block's state made and torn down by binder-ab; FILE may be a NAME.run.json record, to run "
+      "the same experiment again"};
+  app.add_option("FILE", options.files, "experiment files or run records")->required();
+  app.add_option(
+      "--set", options.settings,
+      "[NAME:]KEY=VALUE: a key of the file set first (dotted: workload.payload=16384, "
+      "conditions.memcg={\"mib\":128}; NAME: in the file named NAME only); VALUE is JSON, "
+      "else a string");
+  app.add_option("--add-a", options.add_a, "variant keys on top of every comparison's A");
+  app.add_option("--add-b", options.add_b, "variant keys on top of every comparison's B");
+  app.add_flag("--quick", options.quick,
+               "seconds per comparison: time 2, 3 blocks, then the file's \"quick\" keys (checks "
+               "that every table is produced, not its values)");
+  app.add_flag("--aa", options.aa,
+               "an A/A experiment: B gets A's variant (calibration, docs/ab.md)");
+  app.add_flag("--trace", options.trace, "as the file's \"trace\": true");
+  app.add_option("--out", options.out, "where the records and plots go")->capture_default_str();
+  app.add_option("--table", options.table,
+                 "the tables printed: ab (binder-ab's), published (the file's published figures "
+                 "beside cused's), both, none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ab", "published", "both", "none"}));
+  app.add_option("--progress", options.progress, "live, plain, none or auto, as binder-ab's")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "live", "plain", "none"}));
+  app.add_option("--progress-every", options.progress_seconds,
+                 "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  std::uint64_t seed = 0;
+  auto* seed_option = app.add_option("--seed", seed, "bootstrap seed (default: random)");
+  app.add_option("--cused", options.cused, "the cused program (default: the build's, else PATH)");
+  app.add_option("--binder-throughput-test", options.binder_throughput_test,
+                 "Google's binderThroughputTest (default: PATH, else "
+                 ".deps/aosp/build/binderThroughputTest)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  if (seed_option->count() > 0) options.seed = seed;
+  try {
+    return run_experiment_files(options);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "binder-ab run: {}\n", error.what());
+    return EXIT_FAILURE;
+  }
+}
+
 // main, behind guarded_main: whatever it throws is one line and exit code 1.
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "run") return run_files(argc - 1, argv + 1);
   Settings settings;
   // Everything after "--" is the workload, untouched by the option parser.
   int options_end = argc;
@@ -467,5 +278,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   cused::tools::ab::watch_stop_signals();  // before any thread: every one inherits the mask
-  return cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
+  int status = cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
+  cused::tools::ab::wait_if_stopping();
+  return status;
 }

@@ -52,7 +52,7 @@ class ReadyFiles {
 // A and B once `setup` has made them answer (and, if `ready_file` is set, created it): `prepare`
 // is retried until it succeeds, the setup ends, or the limit passes (then the last complaint is
 // the error).
-std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, BlockSetup* setup,
+std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, BlockState* setup,
                                              std::chrono::duration<double> limit, int block,
                                              const std::string& ready_file) {
   auto deadline = Clock::now() + limit;
@@ -65,13 +65,12 @@ std::pair<Variant, Variant> wait_until_ready(const PrepareVariants& prepare, Blo
     } catch (const std::exception& error) {
       if (setup == nullptr) throw;
       if (!setup->running())
-        throw std::runtime_error(
-            fmt::format("block {}: --block-setup {} before the devices were ready: {}", block,
-                        describe_wait_status(setup->ended_status()), error.what()));
+        throw std::runtime_error(fmt::format("block {}: {} before the devices were ready: {}",
+                                             block, setup->describe_end(), error.what()));
       if (Clock::now() >= deadline)
         throw std::runtime_error(fmt::format(
-            "block {}: the devices were not ready {:.0f} s after --block-setup started: {}", block,
-            limit.count(), error.what()));
+            "block {}: the devices were not ready {:.0f} s after the block's setup started: {}",
+            block, limit.count(), error.what()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -120,11 +119,13 @@ BlockMeasurements measure_blocks(const BlockPlan& plan, const PrepareVariants& p
     auto block_start = Clock::now();
     // This block's share of what is left of the budget (its setup included).
     auto share = (schedule.budget - (block_start - start)) / (plan.blocks - block + 1);
-    std::optional<BlockSetup> setup;
+    std::unique_ptr<BlockState> setup;
     std::string ready_file = ready_files ? ready_files->of_block(block) : "";
-    if (!plan.setup.empty()) setup.emplace(plan.setup, block, ready_file);
-    auto [a, b] =
-        wait_until_ready(prepare, setup ? &*setup : nullptr, plan.ready_limit, block, ready_file);
+    if (plan.make_state)
+      setup = plan.make_state(block);
+    else if (!plan.setup.empty())
+      setup = std::make_unique<BlockSetup>(plan.setup, block, ready_file);
+    auto [a, b] = wait_until_ready(prepare, setup.get(), plan.ready_limit, block, ready_file);
     if (block == 1) {
       result.a = a;
       result.b = b;

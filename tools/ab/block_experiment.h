@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tools/ab/block_bootstrap.h"
+#include "tools/ab/block_state.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/workload.h"
 
@@ -31,6 +33,9 @@ struct BlockPlan {
   // (what binder-ab cannot see for itself: servicemanagers registered, background load running).
   bool setup_signals_ready = false;
   std::uint64_t order_seed = 0;  // which blocks run B first
+  // binder-ab run FILE: the block's state made by binder-ab itself (used instead of `setup`);
+  // ready once it returns.
+  std::function<std::unique_ptr<BlockState>(int block)> make_state{};
 };
 
 // A and B of one block, read once its setup runs (labels checked against the devices' variants);
@@ -47,7 +52,8 @@ struct BlockMeasurements {
   Variant a, b;  // as the first block found them
 };
 
-// Runs the blocks one after another. Each starts `plan.setup` (if any), waits until it signals
+// Runs the blocks one after another. Each makes its state (`plan.make_state`) or starts
+// `plan.setup` (if any), waits until it signals
 // (with `plan.setup_signals_ready`) and `prepare` succeeds, measures, and stops the setup.
 // `schedule.budget` is the whole experiment's: a block gets what is left over the blocks still to
 // run. With `schedule.pairs` set, every block gets that many pairs. Throws std::runtime_error when

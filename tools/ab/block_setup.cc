@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/ab/stop_signals.h"
+#include "tools/ab/workload.h"
 
 extern char** environ;
 
@@ -84,6 +85,10 @@ bool BlockSetup::running() {
   pid_t got = waitpid(pid_, &status_, WNOHANG);
   if (got == pid_) reaped_ = true;
   return !reaped_;
+}
+
+std::string BlockSetup::describe_end() const {
+  return "--block-setup " + describe_wait_status(status_);
 }
 
 bool BlockSetup::wait_for_leader(std::chrono::duration<double> limit) {

@@ -11,11 +11,12 @@
 #include <optional>
 #include <string>
 
+#include "tools/ab/block_state.h"
 #include "tools/ab/stop_signals.h"
 
 namespace cused::tools::ab {
 
-class BlockSetup {
+class BlockSetup : public BlockState {
  public:
   // Starts `/bin/sh -c command` with CUSED_AB_BLOCK=block (1-based) and, unless `ready_file` is
   // empty, CUSED_AB_READY=ready_file (the path a setup creates once its state is ready, for
@@ -23,18 +24,19 @@ class BlockSetup {
   // stderr (the table stays alone on stdout). Throws std::system_error if it cannot start.
   BlockSetup(const std::string& command, int block, const std::string& ready_file);
   // stop(), whatever path leaves the block.
-  ~BlockSetup();
+  ~BlockSetup() override;
   BlockSetup(const BlockSetup&) = delete;
   BlockSetup& operator=(const BlockSetup&) = delete;
 
   // Whether the command still runs; once it has ended, `ended_status()` has its waitpid status.
-  bool running();
+  bool running() override;
   int ended_status() const { return status_; }
+  std::string describe_end() const override;
 
   // SIGTERM to the command (a script that traps it stops what it started in its own order),
   // after `grace` SIGTERM to its whole group, after another `grace` SIGKILL to the group; then
   // the leader is reaped. Idempotent.
-  void stop(std::chrono::duration<double> grace = std::chrono::seconds(5));
+  void stop(std::chrono::duration<double> grace = std::chrono::seconds(5)) override;
 
  private:
   bool wait_for_leader(std::chrono::duration<double> limit);

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -31,7 +32,10 @@ Cleanups& cleanups() {
   return all;
 }
 
+std::atomic<bool> stop_signalled{false};
+
 [[noreturn]] void run_cleanups_and_exit(int signal) {
+  stop_signalled = true;
   std::vector<std::function<void()>> newest_first;
   {
     std::lock_guard guard(cleanups().lock);
@@ -58,6 +62,10 @@ void watch_stop_signals() {
     }
     run_cleanups_and_exit(signal);
   }).detach();
+}
+
+void wait_if_stopping() {
+  while (stop_signalled) pause();  // the watcher's _exit ends the process
 }
 
 void spawn_in_own_group(posix_spawnattr_t* attributes) {

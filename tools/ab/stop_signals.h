@@ -18,6 +18,12 @@ namespace cused::tools::ab {
 // that every thread inherits the mask) and starts the thread that waits for them.
 void watch_stop_signals();
 
+// Where binder-ab would exit: if a stop signal's cleanups are running, waits for them (they end
+// the process with 128 + the signal). Without it, an error the cleanups cause (the block's daemon
+// killed under a running measurement) ended binder-ab from the main thread with status 1 while
+// the cleanups were half done (a zram device, a cgroup left behind).
+void wait_if_stopping();
+
 // A child spawned with `attributes` (posix_spawnattr_init'ed) runs in a process group of its own,
 // which binder-ab can end whole, with nothing of binder-ab's signal mask: nothing blocked and
 // the stop signals at their default action.
