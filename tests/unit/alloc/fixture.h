@@ -3,6 +3,7 @@
 // helpers that describe page state the way S9.12 reports it.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <memory>
 #include <ostream>
@@ -36,8 +37,8 @@ struct TestProc {
 inline std::string name_of(const Variant& variant) {
   std::string name =
       std::string(to_string(variant.lock)) + "_" + std::string(to_string(variant.pages));
-  for (char& c : name)
-    if (c == '-') c = '_';
+  for (char& c : name)  // gtest's names: "kernel:6.12" is kernel_6_12
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
 }
 
