@@ -121,7 +121,11 @@ void cused_printk(int level, const char *fmt, ...)
 	n = strlen(line);
 	if (n && line[n - 1] == '\n')
 		line[n - 1] = '\0';
-	cused_rt->log(owner_of_current(), level, line);
+	/* The file's pr_fmt puts the module's name first; cused's log adds its own prefix. */
+	const char *text = line;
+	if (!strncmp(text, KBUILD_MODNAME ": ", strlen(KBUILD_MODNAME ": ")))
+		text += strlen(KBUILD_MODNAME ": ");
+	cused_rt->log(owner_of_current(), level, text);
 }
 
 void seq_printf(struct seq_file *m, const char *fmt, ...)
