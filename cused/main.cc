@@ -30,6 +30,7 @@
 #include "cused/device_links.h"
 #include "cused/devices/device_registry.h"
 #include "cused/fatal_cleanup.h"
+#include "cused/host/kernel_design_loader.h"
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
 #include "cused/host/shrinker_thread.h"
@@ -245,6 +246,9 @@ int serve(int argc, char** argv) {
   if (!trace_path.empty()) trace_path = std::filesystem::absolute(trace_path).string();
   cused::binderfs::FilesystemOptions fs_options;
   cused::devices::RegistryOptions registry_options;
+  // alloc_lock=kernel:TREE builds and loads a kernel tree's binder_alloc.c
+  // (docs/kernel-designs.md).
+  cused::host::enable_kernel_designs();
   if (!apply_variants(default_variant, devices, registry_options, fs_options)) return 2;
   // Freeze deadlines and simulated install costs (core/timer.h), for every frontend's devices,
   // before the first is made.
