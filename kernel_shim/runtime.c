@@ -311,9 +311,9 @@ static pthread_rwlock_t *rw(void *lock)
 	return lock;
 }
 
-void mmap_read_lock(struct mm_struct *mm)
+void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line)
 {
-	cused_might_sleep(__FILE__, __LINE__, "mmap_read_lock");
+	cused_might_sleep(file, line, "mmap_read_lock");
 	pthread_rwlock_rdlock(rw(mm->cused_mmap_lock));
 	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
 }
@@ -332,9 +332,9 @@ void mmap_read_unlock(struct mm_struct *mm)
 	pthread_rwlock_unlock(rw(mm->cused_mmap_lock));
 }
 
-void mmap_write_lock(struct mm_struct *mm)
+void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line)
 {
-	cused_might_sleep(__FILE__, __LINE__, "mmap_write_lock");
+	cused_might_sleep(file, line, "mmap_write_lock");
 	pthread_rwlock_wrlock(rw(mm->cused_mmap_lock));
 	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
 }
@@ -464,13 +464,14 @@ static pthread_mutex_t pte_lock = PTHREAD_MUTEX_INITIALIZER;	/* the page table l
 /* Maps `page` at `addr`: the memfd page at that offset becomes present, the struct page's
  * contents move into it and the memfd page is the struct page's memory from then on. The
  * mapping holds a reference, as the kernel's does. -EBUSY when a page is mapped there. */
-int vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page)
+int cused_vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page,
+			 const char *file, int line)
 {
 	size_t index = (addr - vma->vm_start) / PAGE_SIZE;
 	void *owner = vma->vm_mm->cused_owner;
 	int ret;
 
-	cused_might_sleep(__FILE__, __LINE__, "vm_insert_page");
+	cused_might_sleep(file, line, "vm_insert_page");
 	if (addr < vma->vm_start || index >= vma->cused_npages)
 		return -EFAULT;
 	pthread_mutex_lock(&pte_lock);
@@ -526,9 +527,10 @@ static void zapped(struct page *page)
 	put_page(page);
 }
 
-void cused_zap(struct vm_area_struct *vma, unsigned long addr, unsigned long size)
+void cused_zap(struct vm_area_struct *vma, unsigned long addr, unsigned long size,
+	       const char *file, int line)
 {
-	cused_might_sleep(__FILE__, __LINE__, "zap_page_range");
+	cused_might_sleep(file, line, "zap");
 	if (addr < vma->vm_start)
 		return;
 	for (unsigned long a = addr; a < addr + size && a < vma->vm_end; a += PAGE_SIZE) {
@@ -602,13 +604,14 @@ long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned l
 
 /* ---- user memory: the sender's, read as cused's engine reads it ---- */
 
-unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n)
+unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n, const char *file,
+				   int line)
 {
 	struct iovec local = { to, n };
 	struct iovec remote = { (void *)from, n };
 	ssize_t got;
 
-	cused_might_sleep(__FILE__, __LINE__, "copy_from_user");
+	cused_might_sleep(file, line, "copy_from_user");
 	if (!current)
 		return n;
 	got = process_vm_readv(current->tgid, &local, 1, &remote, 1, 0);

@@ -189,6 +189,10 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
     }
     hash.add(*text);
   }
+  // The ABI header: beside the shim's API once installed, in uapi/ of a source tree.
+  fs::path abi_dir = paths.shim / "include";
+  if (!fs::exists(abi_dir / "cused_kernel_abi.h")) abi_dir = paths.shim.parent_path() / "uapi";
+  hash.add(read_file(abi_dir / "cused_kernel_abi.h").value_or(""));
   const std::vector<fs::path> shim = shim_files(paths.shim);
   if (shim.empty() || !fs::exists(paths.shim / "glue.c")) {
     error = "no kernel shim at " + paths.shim.string() + " (CUSED_KERNEL_SHIM)";
@@ -223,13 +227,14 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                  (tree / "tools/lib/rbtree.c").string(), "-o", (work / "rbtree.o").string()});
   std::vector<std::string> link = cc;
   link.insert(link.end(), flags.begin(), flags.end());
-  link.insert(link.end(), {"-shared", "-Wl,-z,defs", "-DKBUILD_MODNAME=\"binder\"",
-                           "-DCUSED_LINUX_VERSION_CODE=" + version_code,
-                           "-DCUSED_KERNEL_RELEASE=\"" + *version + "\"", "-I",
-                           (paths.shim / "include").string(), "-I", paths.shim.string(), "-I",
-                           android.string(), (android / "binder_alloc.c").string(),
-                           (paths.shim / "runtime.c").string(), (paths.shim / "glue.c").string(),
-                           (work / "rbtree.o").string(), "-o", (work / "object.so").string()});
+  link.insert(
+      link.end(),
+      {"-shared", "-Wl,-z,defs", "-DKBUILD_MODNAME=\"binder\"",
+       "-DCUSED_LINUX_VERSION_CODE=" + version_code, "-DCUSED_KERNEL_RELEASE=\"" + *version + "\"",
+       "-I", (paths.shim / "include").string(), "-I", abi_dir.string(), "-I", paths.shim.string(),
+       "-I", android.string(), (android / "binder_alloc.c").string(),
+       (paths.shim / "runtime.c").string(), (paths.shim / "glue.c").string(),
+       (work / "rbtree.o").string(), "-o", (work / "object.so").string()});
   if (!run(rbtree, log) || !run(link, log)) {
     error = "building " + tree.string() + "'s binder_alloc.c failed:\n" +
             read_file(log).value_or("(no output)");

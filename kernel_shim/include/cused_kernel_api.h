@@ -337,11 +337,14 @@ struct mm_struct {
 	void *cused_owner;
 	long cused_pages;	/* atomic: struct pages alive that this mm's task allocated */
 };
-void mmap_read_lock(struct mm_struct *mm);
+/* The calls that may sleep take the caller's file and line, for the atomic-sleep report. */
+void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line);
 bool mmap_read_trylock(struct mm_struct *mm);
 void mmap_read_unlock(struct mm_struct *mm);
-void mmap_write_lock(struct mm_struct *mm);
+void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line);
 void mmap_write_unlock(struct mm_struct *mm);
+#define mmap_read_lock(mm) cused_mmap_read_lock((mm), __FILE__, __LINE__)
+#define mmap_write_lock(mm) cused_mmap_write_lock((mm), __FILE__, __LINE__)
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
@@ -351,12 +354,15 @@ void mmput(struct mm_struct *mm);
 void mmput_async(struct mm_struct *mm);
 void mmgrab(struct mm_struct *mm);
 void mmdrop(struct mm_struct *mm);
-int vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page);
+int cused_vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page,
+			 const char *file, int line);
+#define vm_insert_page(vma, addr, page) cused_vm_insert_page((vma), (addr), (page), __FILE__, __LINE__)
 /* The zap of a range, under its name of each version. */
-void cused_zap(struct vm_area_struct *vma, unsigned long addr, unsigned long size);
-#define zap_page_range(vma, addr, size) cused_zap(vma, addr, size)
-#define zap_page_range_single(vma, addr, size, details) cused_zap(vma, addr, size)
-#define zap_vma_range(vma, addr, size) cused_zap(vma, addr, size)
+void cused_zap(struct vm_area_struct *vma, unsigned long addr, unsigned long size,
+	       const char *file, int line);
+#define zap_page_range(vma, addr, size) cused_zap(vma, addr, size, __FILE__, __LINE__)
+#define zap_page_range_single(vma, addr, size, details) cused_zap(vma, addr, size, __FILE__, __LINE__)
+#define zap_vma_range(vma, addr, size) cused_zap(vma, addr, size, __FILE__, __LINE__)
 #define FOLL_NOFAULT 0x1u
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 			   unsigned int gup_flags, struct page **pages, int *locked);
@@ -372,8 +378,9 @@ extern __thread struct task_struct *cused_current_task;
 #define current cused_current_task
 
 /* ---- user memory (uaccess.h): binder's sender memory, read as cused reads it ---- */
-unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n);
-#define copy_from_user(to, from, n) cused_copy_from_user((to), (from), (n))
+unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n, const char *file,
+				   int line);
+#define copy_from_user(to, from, n) cused_copy_from_user((to), (from), (n), __FILE__, __LINE__)
 
 /* ---- seq_file ---- */
 struct seq_file {

@@ -7,7 +7,7 @@
 #include <new>
 #include <utility>
 
-#include "core/alloc/kernel/kernel_runtime.h"
+#include "core/alloc/kernel/selected_lru.h"
 #include "core/sync/lock_guard.h"
 #include "core/trace_events.h"
 
@@ -311,7 +311,7 @@ ReclaimStep KernelAllocator::reclaim_page(Page& page, const ReclaimHook& hook) {
   ++reclaims_in_flight_;
   const ReclaimContext saved = reclaiming;
   reclaiming = {this, page.index(), hook ? &hook : nullptr};
-  select_kernel_lru(lru_);
+  selected_kernel_lru() = &lru_;
   const int reclaimed = abi_.reclaim_page(proc_, page.index());
   reclaiming = saved;
   if (reclaimed) lru_.end_isolation(page);

@@ -4,10 +4,13 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <string_view>
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/kernel/kernel_allocator.h"
+#include "core/alloc/kernel/selected_lru.h"
 #include "core/alloc/page_lru.h"
 #include "core/lock_trace.h"
 #include "core/sync/policy_mutex.h"
@@ -63,17 +66,14 @@ class PlainSpin {
   sync::SpinLock spin_;
 };
 
-// The file's list_lru lock: the lock of the PageLru that this thread selected (each test and
-// the daemon have their own LRU; a loaded file has one list_lru).
-thread_local PageLru* selected_lru = nullptr;
-
+// The file's list_lru lock: the lock of the PageLru that this thread selected.
 class LruLock final : public KernelLock {
  public:
-  void lock() override CUSED_NO_THREAD_SAFETY_ANALYSIS { selected_lru->lock().lock(); }
+  void lock() override CUSED_NO_THREAD_SAFETY_ANALYSIS { selected_kernel_lru()->lock().lock(); }
   bool try_lock() override CUSED_NO_THREAD_SAFETY_ANALYSIS {
-    return selected_lru->lock().try_lock();
+    return selected_kernel_lru()->lock().try_lock();
   }
-  void unlock() override CUSED_NO_THREAD_SAFETY_ANALYSIS { selected_lru->lock().unlock(); }
+  void unlock() override CUSED_NO_THREAD_SAFETY_ANALYSIS { selected_kernel_lru()->lock().unlock(); }
 };
 LruLock lru_lock;
 
@@ -100,6 +100,8 @@ void* lock_create(void* owner, cused_klock_kind kind, const char* name) {
 }
 
 std::atomic<unsigned long> orphan_warn{0}, orphan_sleep{0}, orphan_leak{0}, orphan_lock_leak{0};
+std::mutex orphan_mutex;
+std::string orphan_last;
 
 void report(void* owner, cused_kreport kind, const char* text) {
   if (owner) {
@@ -107,6 +109,10 @@ void report(void* owner, cused_kreport kind, const char* text) {
     return;
   }
   std::fprintf(stderr, "cused: kernel: %s\n", text);
+  {
+    std::lock_guard guard(orphan_mutex);
+    orphan_last = text;
+  }
   switch (kind) {
     case CUSED_KREPORT_WARN:
     case CUSED_KREPORT_BUG:
@@ -149,7 +155,7 @@ const cused_krt kRuntime = {
     .lock_trylock = [](void* lock) { return as_lock(lock)->try_lock() ? 1 : 0; },
     .lock_unlock = [](void* lock) { as_lock(lock)->unlock(); },
     .lru_lock = static_cast<KernelLock*>(&lru_lock),
-    .lru_select = [](void* owner) { selected_lru = &allocator(owner)->lru(); },
+    .lru_select = [](void* owner) { selected_kernel_lru() = &allocator(owner)->lru(); },
     .page_install = [](void* owner,
                        std::size_t index) { return allocator(owner)->install_page(index); },
     .page_address = [](void* owner,
@@ -170,10 +176,10 @@ const cused_krt kRuntime = {
 
 const cused_krt& kernel_runtime() { return kRuntime; }
 
-void select_kernel_lru(PageLru& lru) { selected_lru = &lru; }
-
 KernelReportCounts kernel_report_counts() {
-  return {orphan_warn.load(), orphan_sleep.load(), orphan_leak.load(), orphan_lock_leak.load()};
+  std::lock_guard guard(orphan_mutex);
+  return {orphan_warn.load(), orphan_sleep.load(), orphan_leak.load(), orphan_lock_leak.load(),
+          orphan_last};
 }
 
 }  // namespace cused::core::alloc
