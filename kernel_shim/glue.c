@@ -200,9 +200,12 @@ static void glue_release(struct cused_kproc *proc)
 	alloc_lock_destroy(&proc->alloc);
 	leaked = __atomic_load_n(&mm->cused_pages, __ATOMIC_ACQUIRE);
 	if (leaked) {
-		char text[160];
+		char text[256];
 		snprintf(text, sizeof(text),
-			 "%ld page(s) still referenced after binder_alloc_deferred_release", leaked);
+			 "%ld page(s) still referenced after binder_alloc_deferred_release "
+			 "(vm_insert_page answered -EBUSY %ld time(s), get_user_pages_remote "
+			 "returned %ld page(s))",
+			 leaked, mm->cused_busy_inserts, mm->cused_remote_gets);
 		cused_rt->report(proc->owner, CUSED_KREPORT_LEAK, text);
 	}
 	mmdrop(mm);

@@ -477,6 +477,7 @@ int cused_vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct 
 	pthread_mutex_lock(&pte_lock);
 	if (vma->cused_ptes[index]) {
 		pthread_mutex_unlock(&pte_lock);
+		__atomic_add_fetch(&vma->vm_mm->cused_busy_inserts, 1, __ATOMIC_RELAXED);
 		return -EBUSY;
 	}
 	if (page->in_memfd) {
@@ -597,6 +598,7 @@ long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned l
 		get_page(page);
 		pages[i] = page;
 		got++;
+		__atomic_add_fetch(&mm->cused_remote_gets, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&pte_lock);
 	return got ? got : -EFAULT;

@@ -336,6 +336,8 @@ struct mm_struct {
 	struct vm_area_struct *cused_vma;	/* the binder mapping: the only one cused sees */
 	void *cused_owner;
 	long cused_pages;	/* atomic: struct pages alive that this mm's task allocated */
+	long cused_busy_inserts;	/* atomic: vm_insert_page answered -EBUSY (a lost race) */
+	long cused_remote_gets;	/* atomic: pages get_user_pages_remote returned */
 };
 /* The calls that may sleep take the caller's file and line, for the atomic-sleep report. */
 void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line);
