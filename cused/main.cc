@@ -63,6 +63,25 @@ cused::core::DeviceOptions host_defaults() {
   return options;
 }
 
+// `cused kernel-build TREE`: builds (or finds in the cache) and loads the kernel design, so that
+// a daemon's first use of it is a dlopen; prints the object, or the compiler's messages.
+int build_kernel_design(const std::string& tree) {
+  const std::string name = tree.starts_with("kernel:") ? tree : "kernel:" + tree;
+  const auto paths = cused::host::kernel_design_paths();
+  std::string error;
+  auto path = cused::host::kernel_tree_of(name, paths, error);
+  auto build = path ? cused::host::build_kernel_design(*path, paths, error) : std::nullopt;
+  auto object =
+      build ? cused::host::load_kernel_design(name, *path, build->object, error) : std::nullopt;
+  if (!object) {
+    fmt::print(stderr, "cused kernel-build: {}: {}\n", name, error);
+    return 1;
+  }
+  fmt::print("{}: Linux {} from {}\n{} ({})\n", name, object->abi->kernel_version, path->string(),
+             build->object.string(), build->cached ? "cached" : "built");
+  return 0;
+}
+
 // `--variant SPEC` and `--device NAME[:SPEC]` into `registry` and `options` (docs/design.md
 // section 5); false, with the parser's message printed, if a spec is bad.
 bool apply_variants(const std::string& default_spec, const std::vector<std::string>& devices,
@@ -217,6 +236,14 @@ int serve(int argc, char** argv) {
                     "the program, and stop it after it")
           ->option_text("[=PROGRAM]");
   run->prefix_command();  // everything from PROGRAM on is the program's
+  std::string kernel_tree;
+  CLI::App* kernel_build = app.add_subcommand(
+      "kernel-build",
+      "Build TREE's drivers/android/binder_alloc.c with the kernel shim into the cached object "
+      "alloc_lock=kernel:TREE loads, load it once, and print it (" CUSED_DOC_DIR
+      "/kernel-designs.md): cused kernel-build TREE (a path, or a name under "
+      "CUSED_KERNEL_TREES such as 7.2)");
+  kernel_build->add_option("TREE", kernel_tree, "The kernel tree")->required();
   // `cused run [OPTIONS] -- PROGRAM ARGS...`: what follows the first "--" is the program's, left
   // out of the parse; without "--", the first word that is not an option starts it.
   int parsed_argc = argc;
@@ -235,6 +262,7 @@ int serve(int argc, char** argv) {
     if (servicemanager_flag->count() > 0) run_options.servicemanager = servicemanager;
     return cused::run::launch(run_options);
   }
+  if (kernel_build->parsed()) return build_kernel_design(kernel_tree);
   if (mountpoint.empty() && cuse_specs.empty()) {
     fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
     return 2;
