@@ -77,7 +77,8 @@ std::span<const Design> designs() {
   return {t.rows.data(), t.count.load(std::memory_order_acquire)};
 }
 
-std::span<const Design> builtin_designs() { return kDesigns; }
+// The table's rows, not kDesigns: Design::variant() is a row's index in the table.
+std::span<const Design> builtin_designs() { return {table().rows.data(), kBuiltin}; }
 
 const Design* find_design(std::string_view name) {
   std::span<const Design> rows = designs();
