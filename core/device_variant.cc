@@ -6,6 +6,8 @@
 #include <charconv>
 #include <optional>
 
+#include "core/alloc/designs/registry.h"
+
 namespace cused::core {
 namespace {
 
@@ -29,6 +31,10 @@ std::optional<VariantSpecError> apply_setting(std::string_view key, std::string_
   };
   if (key == "alloc_lock") {
     auto lock = alloc::parse_lock_variant(value);
+    // A kernel design that could not be built or loaded: say why (the compiler's words).
+    if (!lock && value.starts_with("kernel:"))
+      return VariantSpecError{
+          fmt::format("bad {}={}: {}", key, value, alloc::last_resolve_error())};
     if (!lock) return bad_value(alloc::lock_variant_names());
     options.alloc.lock = *lock;
   } else if (key == "pages") {

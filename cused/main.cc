@@ -31,6 +31,7 @@
 #include "cused/device_links.h"
 #include "cused/devices/device_registry.h"
 #include "cused/fatal_cleanup.h"
+#include "cused/host/kernel_design_loader.h"
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
 #include "cused/host/shrinker_thread.h"
@@ -61,6 +62,25 @@ cused::core::DeviceOptions host_defaults() {
   cused::core::DeviceOptions options;
   options.labels = std::make_shared<cused::host::ProcAttrLabel>(cused::core::kDefaultSecurityLabel);
   return options;
+}
+
+// `cused kernel-build TREE`: builds (or finds in the cache) and loads the kernel design, so that
+// a daemon's first use of it is a dlopen; prints the object, or the compiler's messages.
+int build_kernel_design(const std::string& tree) {
+  const std::string name = tree.starts_with("kernel:") ? tree : "kernel:" + tree;
+  const auto paths = cused::host::kernel_design_paths();
+  std::string error;
+  auto path = cused::host::kernel_tree_of(name, paths, error);
+  auto build = path ? cused::host::build_kernel_design(*path, paths, error) : std::nullopt;
+  auto object =
+      build ? cused::host::load_kernel_design(name, *path, build->object, error) : std::nullopt;
+  if (!object) {
+    fmt::print(stderr, "cused kernel-build: {}: {}\n", name, error);
+    return 1;
+  }
+  fmt::print("{}: Linux {} from {}\n{} ({})\n", name, object->abi->kernel_version, path->string(),
+             build->object.string(), build->cached ? "cached" : "built");
+  return 0;
 }
 
 // `--variant SPEC` and `--device NAME[:SPEC]` into `registry` and `options` (docs/design.md
@@ -224,6 +244,14 @@ int serve(int argc, char** argv) {
                     "the program, and stop it after it")
           ->option_text("[=PROGRAM]");
   run->prefix_command();  // everything from PROGRAM on is the program's
+  std::string kernel_tree;
+  CLI::App* kernel_build = app.add_subcommand(
+      "kernel-build",
+      "Build TREE's drivers/android/binder_alloc.c with the kernel shim into the cached object "
+      "alloc_lock=kernel:TREE loads, load it once, and print it (" CUSED_DOC_DIR
+      "/kernel-designs.md): cused kernel-build TREE (a path, or a name under "
+      "CUSED_KERNEL_TREES such as 7.2)");
+  kernel_build->add_option("TREE", kernel_tree, "The kernel tree")->required();
   // `cused run [OPTIONS] -- PROGRAM ARGS...`: what follows the first "--" is the program's, left
   // out of the parse; without "--", the first word that is not an option starts it.
   int parsed_argc = argc;
@@ -248,6 +276,7 @@ int serve(int argc, char** argv) {
     if (servicemanager_flag->count() > 0) run_options.servicemanager = servicemanager;
     return cused::run::launch(run_options);
   }
+  if (kernel_build->parsed()) return build_kernel_design(kernel_tree);
   if (mountpoint.empty() && cuse_specs.empty()) {
     fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
     return 2;
@@ -259,6 +288,9 @@ int serve(int argc, char** argv) {
   if (!trace_path.empty()) trace_path = std::filesystem::absolute(trace_path).string();
   cused::binderfs::FilesystemOptions fs_options;
   cused::devices::RegistryOptions registry_options;
+  // alloc_lock=kernel:TREE builds and loads a kernel tree's binder_alloc.c
+  // (docs/kernel-designs.md).
+  cused::host::enable_kernel_designs();
   if (!apply_variants(default_variant, devices, registry_options, fs_options)) return 2;
   // Freeze deadlines and simulated install costs (core/timer.h), for every frontend's devices,
   // before the first is made.

@@ -15,6 +15,7 @@ namespace cused::core::alloc {
 
 template <typename MetadataLock>
 class PageSpace;
+class KernelAllocator;
 
 class Buffer {
  public:
@@ -61,6 +62,7 @@ class Buffer {
   template <typename MetadataLock>
   friend class PageSpace;
   friend class RangeAlloc;
+  friend class KernelAllocator;
   std::size_t offset_ = 0;
   std::size_t size_ = 0;
   std::size_t data_size_ = 0;

@@ -58,6 +58,7 @@
 #include "cused/run/listener.h"
 #include "cused/run/run_server.h"
 #include "cused/run/seccomp_filter.h"
+#include "tests/bench/bench_variant.h"
 
 namespace {
 
@@ -408,7 +409,9 @@ std::vector<ModeResult> measure_mode(bool io_uring, int rounds, int iterations,
     fs_options.devices = {"binder", "hwbinder", "vndbinder", "run-hwbinder", "run-vndbinder"};
     // The process's timer on the default Driver, as the daemon's main() gives it.
     cused::core::Driver::shared_default()->set_timer(cused::host::ThreadTimer::shared());
-    cused::devices::DeviceRegistry registry;
+    cused::devices::RegistryOptions registry_options;
+    registry_options.default_variant = cused::bench::bench_variant();
+    cused::devices::DeviceRegistry registry(registry_options);
     cused::binderfs::Filesystem filesystem(registry, fs_options);
     cused::binderfs::MountOptions options;
     options.mountpoint = cused_dir;

@@ -13,6 +13,7 @@
 
 #include "cused/host/memfd_buffer_file.h"
 #include "cused/process_memory.h"
+#include "tests/bench/bench_variant.h"
 #include "tests/unit/core/harness.h"
 
 namespace cused::core::test {
@@ -30,7 +31,7 @@ Backing daemon_backing() {
 constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;
 
 struct Pair {
-  Env env{{}, daemon_backing()};
+  Env env{bench::bench_variant(), daemon_backing()};
   Client sm{env, kSm};
   Client client{env, kClient};
   Pair() {

@@ -7,9 +7,11 @@
 // "Adding a design").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/alloc/allocator.h"
@@ -38,8 +40,26 @@ struct Design {
   LockVariant variant() const;
 };
 
-// Every registered design, in the registry's order (the first is the default, mutex).
+// Every registered design, in the registry's order (the first is the default, mutex): cused's
+// own designs, then the kernel designs loaded so far (alloc_lock=kernel:TREE, core/alloc/kernel/).
 std::span<const Design> designs();
+// cused's own designs only (docs/variants.md's table).
+std::span<const Design> builtin_designs();
+
+// A design added while running: a kernel design (core/alloc/kernel/kernel_design.h). `name` and
+// `description` are copied; its trace id is the next free one from kFirstLoadedTraceId. Returns
+// the row, or nullptr when the registry is full (kMaxLoadedDesigns). Rows are never removed.
+inline constexpr std::uint8_t kFirstLoadedTraceId = 16;
+inline constexpr std::size_t kMaxLoadedDesigns = 32;
+const Design* add_design(std::string_view name, std::string_view description, std::string_view doc,
+                         Design::Factory make);
+// Makes the design a name like "kernel:7.2" means when no row has that name yet (installed by
+// the host, which builds and loads kernel designs): returns the row it added, or nullptr with
+// `error` set. Without a resolver such names are unknown.
+using DesignResolver = const Design* (*)(std::string_view name, std::string& error);
+void set_design_resolver(DesignResolver resolver);
+// The resolver's error for the last name it could not make (for the parser's message).
+std::string last_resolve_error();
 // The design named `name`, or nullptr.
 const Design* find_design(std::string_view name);
 // The design whose trace id is `trace_id`, or nullptr (a trace recorded by another build).

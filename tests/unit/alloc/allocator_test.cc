@@ -308,8 +308,14 @@ TEST_P(AllocatorTest, S9_7_OnewaySpamIsFlaggedOnceUntilTheBudgetRecovers) {
   // 52 KiB used leaves 12 KiB < 12.8 KiB, and 52 buffers > 50: the 52nd allocation trips it.
   EXPECT_EQ(first_suspect, 51);
   ASSERT_FALSE(log.empty());
-  EXPECT_EQ(log.front(),
-            "7: pid 1234 spamming oneway? 52 buffers allocated for a total size of 53248");
+  if (kernel_version_code(GetParam()) >= kernel_version(6, 7))
+    // The file since 6.7 does not count the buffer being allocated (buffer->pid is set after
+    // the check; docs/kernel-designs.md, "Found"): 51 others still trip it at the 52nd.
+    EXPECT_EQ(log.front(),
+              "7: pid 1234 spamming oneway? 51 buffers allocated for a total size of 52224");
+  else
+    EXPECT_EQ(log.front(),
+              "7: pid 1234 spamming oneway? 52 buffers allocated for a total size of 53248");
   // Another sender's oneway below the threshold is not blamed for 1234's buffers.
   EXPECT_FALSE(proc.alloc->new_buffer(8, 0, 0, true, 99).buffer->oneway_spam_suspect());
   // Recovery above size/10 re-arms detection.
@@ -326,6 +332,14 @@ TEST_P(AllocatorTest, S9_7_FewLargeOnewaysOverAQuarterOfTheSpaceAreSpamToo) {
   TestProc proc(lru, GetParam(), space);
   // Two buffers of 29 KiB: 58 KiB async, 6 KiB left (< 12.8), 58 KiB > space/4 = 32 KiB.
   EXPECT_FALSE(proc.alloc->new_buffer(29 * 1024, 0, 0, true, 5).buffer->oneway_spam_suspect());
+  if (kernel_version_code(GetParam()) >= kernel_version(6, 7)) {
+    // Since 6.7 binder_alloc_new_buf sets buffer->pid after binder_alloc_new_buf_locked ran the
+    // check, so the buffer being allocated is not counted (docs/kernel-designs.md, "Found"):
+    // 29 KiB of this pid is not over a quarter; a third buffer is.
+    EXPECT_FALSE(proc.alloc->new_buffer(29 * 1024, 0, 0, true, 5).buffer->oneway_spam_suspect());
+    EXPECT_TRUE(proc.alloc->new_buffer(3 * 1024, 0, 0, true, 5).buffer->oneway_spam_suspect());
+    return;
+  }
   EXPECT_TRUE(proc.alloc->new_buffer(29 * 1024, 0, 0, true, 5).buffer->oneway_spam_suspect());
 }
 
@@ -452,6 +466,8 @@ TEST_P(AllocatorTest, OneLruServesManyProcs) {
 }
 
 TEST_P(AllocatorTest, PageMetadataIsAllocatedUpFrontOnlyWhenEager) {
+  if (is_kernel_design(GetParam()))
+    GTEST_SKIP() << "the kernel's file allocates its own page array";
   TestProc proc(lru, GetParam(), kMaxBufferSpace);
   const std::size_t all = proc.alloc->stats().page_metadata_bytes;
   if (GetParam().pages == PageTableVariant::eager) {

@@ -3,7 +3,10 @@
 // helpers that describe page state the way S9.12 reports it.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include "core/alloc/allocator.h"
 #include "core/alloc/designs/registry.h"
+#include "core/alloc/kernel/kernel_design.h"
 #include "core/alloc/page_lru.h"
 #include "core/buffer_file.h"
 #include "cused/host/memfd_buffer_file.h"
@@ -36,18 +40,32 @@ struct TestProc {
 inline std::string name_of(const Variant& variant) {
   std::string name =
       std::string(to_string(variant.lock)) + "_" + std::string(to_string(variant.pages));
-  for (char& c : name)
-    if (c == '-') c = '_';
+  for (char& c : name)  // gtest's names: "kernel:6.12" is kernel_6_12
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
 }
 
+// The kernel version of a kernel design (KERNEL_VERSION(a, b, c)), 0 for cused's own designs.
+inline int kernel_version_code(const Variant& variant) {
+  const KernelObject* object = kernel_object_of(variant.lock);
+  if (object == nullptr) return 0;
+  int major = 0, minor = 0, sub = 0;
+  std::sscanf(object->abi->kernel_version, "%d.%d.%d", &major, &minor, &sub);
+  return (major << 16) + (minor << 8) + std::min(sub, 255);
+}
+inline bool is_kernel_design(const Variant& variant) { return kernel_version_code(variant) != 0; }
+constexpr int kernel_version(int major, int minor) { return (major << 16) + (minor << 8); }
+
 // Every registered design (core/alloc/designs/registry.cc) with each page table: the allocator
-// suites' parameters. design_coverage.cc fails a suite that leaves a registered design out.
+// suites' parameters. design_coverage.cc fails a suite that leaves a registered design out. A
+// kernel design allocates its page array as its file does (pages= does not apply): once.
 inline std::vector<Variant> all_variants() {
   std::vector<Variant> variants;
   for (const Design& design : designs())
-    for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy})
+    for (PageTableVariant pages : {PageTableVariant::eager, PageTableVariant::lazy}) {
       variants.push_back({design.variant(), pages});
+      if (kernel_object_of(design.variant())) break;
+    }
   return variants;
 }
 

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "cused/host/kernel_design_loader.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "core/alloc/kernel/kernel_design.h"
+
+#ifndef CUSED_KERNEL_SHIM_DIR
+#define CUSED_KERNEL_SHIM_DIR "/usr/share/cused/kernel_shim"
+#endif
+
+namespace cused::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kPrefix = "kernel:";
+
+std::string env_or(const char* name, std::string fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// FNV-1a, 64 bits: a stable name for what went into an object (not a defence against anyone).
+struct Hash {
+  std::uint64_t value = 0xcbf29ce484222325ull;
+  void add(std::string_view bytes) {
+    for (unsigned char c : bytes) value = (value ^ c) * 0x100000001b3ull;
+    value = (value ^ 0xff) * 0x100000001b3ull;  // a separator between the parts
+  }
+  std::string hex() const {
+    char text[17];
+    std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+    return text;
+  }
+};
+
+// The tree's version: tools/bootstrap's .version ("7.2.8-1"), else the Makefile's.
+std::optional<std::string> tree_version(const fs::path& tree) {
+  if (auto text = read_file(tree / ".version")) {
+    std::smatch m;
+    if (std::regex_search(*text, m, std::regex(R"((\d+)\.(\d+)(?:\.(\d+))?)")))
+      return m[1].str() + "." + m[2].str() + "." + (m[3].matched ? m[3].str() : "0");
+  }
+  if (auto text = read_file(tree / "Makefile")) {
+    auto field = [&](const char* name) -> std::string {
+      std::smatch m;
+      std::regex line(std::string("\\n") + name + R"(\s*=\s*(\d+))");
+      std::string with_newline = "\n" + *text;
+      return std::regex_search(with_newline, m, line) ? m[1].str() : "";
+    };
+    std::string v = field("VERSION"), p = field("PATCHLEVEL"), s = field("SUBLEVEL");
+    if (!v.empty() && !p.empty()) return v + "." + p + "." + (s.empty() ? "0" : s);
+  }
+  return std::nullopt;
+}
+
+// Runs `argv`, its output into `log`; true when it exits 0.
+bool run(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The shim's files, in a stable order, for the hash.
+std::vector<fs::path> shim_files(const fs::path& shim) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(shim, ec))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+KernelDesignPaths kernel_design_paths() {
+  KernelDesignPaths paths;
+  paths.shim = env_or("CUSED_KERNEL_SHIM", CUSED_KERNEL_SHIM_DIR);
+  paths.trees = env_or("CUSED_KERNEL_TREES", "");
+  std::string cache = env_or("CUSED_KERNEL_CACHE", "");
+  if (cache.empty()) {
+    std::string base = env_or("XDG_CACHE_HOME", "");
+    if (base.empty() && std::getenv("HOME")) base = std::string(std::getenv("HOME")) + "/.cache";
+    if (base.empty()) base = "/tmp";
+    cache = base + "/cused/kernel-designs";
+  }
+  paths.cache = cache;
+  paths.cc = env_or("CC", "cc");
+  return paths;
+}
+
+std::optional<fs::path> kernel_tree_of(std::string_view name, const KernelDesignPaths& paths,
+                                       std::string& error) {
+  if (!name.starts_with(kPrefix)) {
+    error = "not a kernel design name";
+    return std::nullopt;
+  }
+  const std::string spec(name.substr(kPrefix.size()));
+  fs::path tree;
+  if (spec.find('/') != std::string::npos) {
+    tree = spec;
+  } else if (!paths.trees.empty()) {
+    tree = paths.trees / spec / "src";
+    if (!fs::exists(tree)) tree = paths.trees / spec;
+  } else {
+    error = "kernel:" + spec +
+            " names a fetched tree, and CUSED_KERNEL_TREES is not set "
+            "(give a path: kernel:/path/to/linux)";
+    return std::nullopt;
+  }
+  if (!fs::exists(tree / "drivers/android/binder_alloc.c")) {
+    error = tree.string() + " has no drivers/android/binder_alloc.c";
+    return std::nullopt;
+  }
+  return tree;
+}
+
+std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const KernelDesignPaths& paths,
+                                               std::string& error) {
+  const fs::path android = tree / "drivers/android";
+  const std::vector<fs::path> sources = {android / "binder_alloc.c", android / "binder_alloc.h",
+                                         android / "binder_trace.h", tree / "tools/lib/rbtree.c"};
+  auto version = tree_version(tree);
+  if (!version) {
+    error = tree.string() + ": no .version or Makefile to take the kernel version from";
+    return std::nullopt;
+  }
+  int major = 0, minor = 0, sub = 0;
+  std::sscanf(version->c_str(), "%d.%d.%d", &major, &minor, &sub);
+  const std::string version_code =
+      std::to_string((major << 16) + (minor << 8) + std::min(sub, 255));
+  const std::vector<std::string> cc = split_words(paths.cc);
+  const std::vector<std::string> flags = {"-std=gnu11",          "-O2",      "-g",   "-fPIC",
+                                          "-fvisibility=hidden", "-pthread", "-Wall"};
+
+  Hash hash;
+  hash.add(std::to_string(CUSED_KABI_VERSION));
+  hash.add(paths.cc);
+  for (const std::string& flag : flags) hash.add(flag);
+  hash.add(*version);
+  for (const fs::path& source : sources) {
+    auto text = read_file(source);
+    if (!text) {
+      error = "cannot read " + source.string();
+      return std::nullopt;
+    }
+    hash.add(*text);
+  }
+  // The ABI header: beside the shim's API once installed, in uapi/ of a source tree.
+  fs::path abi_dir = paths.shim / "include";
+  if (!fs::exists(abi_dir / "cused_kernel_abi.h")) abi_dir = paths.shim.parent_path() / "uapi";
+  hash.add(read_file(abi_dir / "cused_kernel_abi.h").value_or(""));
+  const std::vector<fs::path> shim = shim_files(paths.shim);
+  if (shim.empty() || !fs::exists(paths.shim / "glue.c")) {
+    error = "no kernel shim at " + paths.shim.string() + " (CUSED_KERNEL_SHIM)";
+    return std::nullopt;
+  }
+  for (const fs::path& file : shim) {
+    hash.add(fs::relative(file, paths.shim).string());
+    hash.add(read_file(file).value_or(""));
+  }
+
+  KernelBuild build;
+  build.version = *version;
+  build.object = paths.cache / ("binder_alloc-" + *version + "-" + hash.hex() + ".so");
+  if (fs::exists(build.object)) {
+    build.cached = true;
+    return build;
+  }
+  std::error_code ec;
+  fs::create_directories(paths.cache, ec);
+  const fs::path work = paths.cache / ("build-" + hash.hex() + "-" + std::to_string(getpid()));
+  fs::create_directories(work, ec);
+  if (ec) {
+    error = "cannot create " + work.string() + ": " + ec.message();
+    return std::nullopt;
+  }
+  const fs::path log = work / "build.log";
+  // tools/lib/rbtree.c is the kernel's userspace rbtree, built against the tree's tools/include.
+  std::vector<std::string> rbtree = cc;
+  rbtree.insert(rbtree.end(), flags.begin(), flags.end());
+  rbtree.insert(rbtree.end(),
+                {"-I", (tree / "tools/include").string(), "-c",
+                 (tree / "tools/lib/rbtree.c").string(), "-o", (work / "rbtree.o").string()});
+  std::vector<std::string> link = cc;
+  link.insert(link.end(), flags.begin(), flags.end());
+  link.insert(
+      link.end(),
+      {"-shared", "-Wl,-z,defs", "-DKBUILD_MODNAME=\"binder\"",
+       "-DCUSED_LINUX_VERSION_CODE=" + version_code, "-DCUSED_KERNEL_RELEASE=\"" + *version + "\"",
+       "-I", (paths.shim / "include").string(), "-I", abi_dir.string(), "-I", paths.shim.string(),
+       "-I", android.string(), (android / "binder_alloc.c").string(),
+       (paths.shim / "runtime.c").string(), (paths.shim / "glue.c").string(),
+       (work / "rbtree.o").string(), "-o", (work / "object.so").string()});
+  if (!run(rbtree, log) || !run(link, log)) {
+    error = "building " + tree.string() + "'s binder_alloc.c failed:\n" +
+            read_file(log).value_or("(no output)");
+    fs::remove_all(work, ec);
+    return std::nullopt;
+  }
+  // A rename: a concurrent build of the same object (another test) leaves one whole file.
+  fs::rename(work / "object.so", build.object, ec);
+  fs::remove_all(work, ec);
+  if (!fs::exists(build.object)) {
+    error = "cannot store " + build.object.string();
+    return std::nullopt;
+  }
+  return build;
+}
+
+std::optional<core::alloc::KernelObject> load_kernel_design(std::string name, const fs::path& tree,
+                                                            const fs::path& object,
+                                                            std::string& error) {
+  void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    error = std::string("dlopen: ") + dlerror();
+    return std::nullopt;
+  }
+  using Get = const cused_kabi* (*)();
+  auto get = reinterpret_cast<Get>(dlsym(handle, "cused_kabi_get"));
+  if (!get) {
+    error = object.string() + " is not a cused kernel design (no cused_kabi_get)";
+    dlclose(handle);
+    return std::nullopt;
+  }
+  core::alloc::KernelObject loaded;
+  loaded.name = std::move(name);
+  loaded.tree = tree.string();
+  loaded.path = object.string();
+  loaded.abi = get();
+  // Kept loaded for the process's life: allocators of the design may exist until exit.
+  loaded.handle = std::shared_ptr<void>(handle, [](void*) {});
+  return loaded;
+}
+
+namespace {
+
+const core::alloc::Design* resolve(std::string_view name, std::string& error) {
+  if (!name.starts_with(kPrefix)) return nullptr;
+  const KernelDesignPaths paths = kernel_design_paths();
+  auto tree = kernel_tree_of(name, paths, error);
+  if (!tree) return nullptr;
+  auto build = build_kernel_design(*tree, paths, error);
+  if (!build) return nullptr;
+  auto object = load_kernel_design(std::string(name), *tree, build->object, error);
+  if (!object) return nullptr;
+  return core::alloc::register_kernel_design(std::move(*object), error);
+}
+
+}  // namespace
+
+void enable_kernel_designs() { core::alloc::set_design_resolver(&resolve); }
+
+}  // namespace cused::host

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* <linux/seq_file.h> of the kernel: part of the emulated kernel API. */
+#include "cused_kernel_api.h"

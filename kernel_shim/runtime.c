@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel runtime behind cused_kernel_api.h: what binder_alloc.c calls, done in userspace
+ * with cused's locks, pages and LRU (through struct cused_krt) and the kernel's debug checks
+ * (CONFIG_DEBUG_ATOMIC_SLEEP, WARN_ON/BUG_ON, pages leaked at release). Built into each kernel
+ * design's object with the tree's binder_alloc.c and glue.c (docs/kernel-designs.md).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "cused_kernel_api.h"
+#include "cused_kernel_abi.h"
+#include "runtime.h"
+
+const struct cused_krt *cused_rt;
+__thread struct task_struct *cused_current_task;
+
+/* ---- the calling thread's held locks: the atomic-context check and the lock-leak check ---- */
+
+#define HELD_MAX 16
+struct held_lock {
+	const void *lock;
+	const char *name;
+	int spin;
+};
+static __thread struct held_lock held[HELD_MAX];
+static __thread int held_count;
+static __thread int spin_depth;
+
+static void held_push(const void *lock, const char *name, int spin)
+{
+	if (held_count < HELD_MAX)
+		held[held_count] = (struct held_lock){ lock, name, spin };
+	held_count++;
+	spin_depth += spin;
+}
+
+static void held_pop(const void *lock)
+{
+	int top = held_count < HELD_MAX ? held_count : HELD_MAX;
+	for (int i = top - 1; i >= 0; i--) {
+		if (held[i].lock != lock)
+			continue;
+		spin_depth -= held[i].spin;
+		memmove(&held[i], &held[i + 1], (size_t)(top - i - 1) * sizeof(held[0]));
+		held_count--;
+		return;
+	}
+	held_count--;	/* beyond HELD_MAX: not recorded */
+}
+
+static void *owner_of_current(void)
+{
+	return current && current->mm ? current->mm->cused_owner : NULL;
+}
+
+static void report(enum cused_kreport kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report(enum cused_kreport kind, const char *fmt, ...)
+{
+	char text[512];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(text, sizeof(text), fmt, args);
+	va_end(args);
+	cused_rt->report(owner_of_current(), kind, text);
+}
+
+int cused_runtime_held_locks(void)
+{
+	return held_count;
+}
+
+const char *cused_runtime_held_name(int i)
+{
+	return i < held_count && i < HELD_MAX ? held[i].name : "?";
+}
+
+void cused_warn(const char *file, int line, const char *cond)
+{
+	report(CUSED_KREPORT_WARN, "WARNING: %s:%d: WARN_ON(%s)", file, line, cond);
+}
+
+void cused_bug(const char *file, int line, const char *cond)
+{
+	report(CUSED_KREPORT_BUG, "kernel BUG at %s:%d: BUG_ON(%s)", file, line, cond);
+	abort();
+}
+
+void cused_might_sleep(const char *file, int line, const char *what)
+{
+	if (!spin_depth)
+		return;
+	const char *lock = "?";
+	int top = held_count < HELD_MAX ? held_count : HELD_MAX;
+	for (int i = top - 1; i >= 0; i--)
+		if (held[i].spin) {
+			lock = held[i].name;
+			break;
+		}
+	report(CUSED_KREPORT_ATOMIC_SLEEP,
+	       "BUG: sleeping function called from invalid context at %s:%d: %s under spinlock %s",
+	       file, line, what, lock);
+}
+
+/* ---- printk and seq_file ---- */
+
+void cused_printk(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list args;
+	size_t n;
+
+	va_start(args, fmt);
+	vsnprintf(line, sizeof(line), fmt, args);
+	va_end(args);
+	n = strlen(line);
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	/* The file's pr_fmt puts the module's name first; cused's log adds its own prefix. */
+	const char *text = line;
+	if (!strncmp(text, KBUILD_MODNAME ": ", strlen(KBUILD_MODNAME ": ")))
+		text += strlen(KBUILD_MODNAME ": ");
+	cused_rt->log(owner_of_current(), level, text);
+}
+
+void seq_printf(struct seq_file *m, const char *fmt, ...)
+{
+	char text[512];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(text, sizeof(text), fmt, args);
+	va_end(args);
+	m->emit(m->ctx, text);
+}
+
+/* ---- locks: cused's, with the calling thread's record ---- */
+
+void cused_lock_init(void **impl, int kind, const char *name)
+{
+	*impl = cused_rt->lock_create(owner_of_current(), kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX,
+				      name);
+}
+
+/* A lock defined statically (DEFINE_MUTEX) gets its cused lock at first use. */
+static void *lock_impl(void **impl, int kind, const char *name)
+{
+	void *lock = __atomic_load_n(impl, __ATOMIC_ACQUIRE);
+	if (lock)
+		return lock;
+	void *made = cused_rt->lock_create(NULL, kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX, name);
+	void *expected = NULL;
+	if (__atomic_compare_exchange_n(impl, &expected, made, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return made;
+	cused_rt->lock_destroy(made);
+	return expected;
+}
+
+void cused_mutex_lock(struct mutex *lock, const char *file, int line)
+{
+	cused_might_sleep(file, line, "mutex_lock");
+	cused_rt->lock_lock(lock_impl(&lock->impl, 0, lock->name));
+	held_push(lock, lock->name, 0);
+}
+
+int cused_mutex_trylock(struct mutex *lock)
+{
+	if (!cused_rt->lock_trylock(lock_impl(&lock->impl, 0, lock->name)))
+		return 0;
+	held_push(lock, lock->name, 0);
+	return 1;
+}
+
+void cused_mutex_unlock(struct mutex *lock)
+{
+	held_pop(lock);
+	cused_rt->lock_unlock(lock->impl);
+}
+
+void cused_mutex_destroy(struct mutex *lock)
+{
+	if (lock->impl)
+		cused_rt->lock_destroy(lock->impl);
+	lock->impl = NULL;
+}
+
+void cused_spin_lock(spinlock_t *lock)
+{
+	cused_rt->lock_lock(lock_impl(&lock->impl, 1, lock->name));
+	held_push(lock, lock->name, 1);
+}
+
+int cused_spin_trylock(spinlock_t *lock)
+{
+	if (!cused_rt->lock_trylock(lock_impl(&lock->impl, 1, lock->name)))
+		return 0;
+	held_push(lock, lock->name, 1);
+	return 1;
+}
+
+void cused_spin_unlock(spinlock_t *lock)
+{
+	held_pop(lock);
+	cused_rt->lock_unlock(lock->impl);
+}
+
+void cused_spin_destroy(spinlock_t *lock)
+{
+	if (lock->impl && lock->impl != cused_rt->lru_lock)
+		cused_rt->lock_destroy(lock->impl);
+	lock->impl = NULL;
+}
+
+/* A lock taken by cused for the file (the LRU lock a walk holds when it calls the file). */
+void cused_spin_note_held(const spinlock_t *lock)
+{
+	held_push(lock, lock->name, 1);
+}
+
+void cused_spin_note_released(const spinlock_t *lock)
+{
+	held_pop(lock);
+}
+
+bool cused_spin_held(const spinlock_t *lock)
+{
+	int top = held_count < HELD_MAX ? held_count : HELD_MAX;
+	for (int i = 0; i < top; i++)
+		if (held[i].lock == lock)
+			return true;
+	return false;
+}
+
+/* ---- memory ---- */
+
+void *cused_kmalloc(size_t size, gfp_t flags, const char *file, int line)
+{
+	if (flags & GFP_KERNEL)
+		cused_might_sleep(file, line, "kmalloc(GFP_KERNEL)");
+	return (flags & __GFP_ZERO) ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+}
+
+void kfree(const void *ptr)
+{
+	free((void *)ptr);
+}
+
+/* ---- pages ---- */
+
+struct page *cused_alloc_page(gfp_t flags, const char *file, int line)
+{
+	struct page *page;
+
+	if (flags & GFP_KERNEL)
+		cused_might_sleep(file, line, "alloc_page(GFP_KERNEL)");
+	page = calloc(1, sizeof(*page));
+	if (!page)
+		return NULL;
+	page->virt = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+	if (!page->virt) {
+		free(page);
+		return NULL;
+	}
+	memset(page->virt, 0, PAGE_SIZE);	/* __GFP_ZERO or not: never hand out old data */
+	page->refcount = 1;
+	page->mm = current ? current->mm : NULL;
+	if (page->mm)
+		__atomic_add_fetch(&page->mm->cused_pages, 1, __ATOMIC_RELAXED);
+	return page;
+}
+
+void get_page(struct page *page)
+{
+	__atomic_add_fetch(&page->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void put_page(struct page *page)
+{
+	int left = __atomic_sub_fetch(&page->refcount, 1, __ATOMIC_ACQ_REL);
+	if (left > 0)
+		return;
+	if (left < 0) {
+		report(CUSED_KREPORT_BUG, "BUG: page %p freed with refcount %d", (void *)page, left);
+		abort();
+	}
+	/* The memory goes back: a memfd page is punched, a private page freed. */
+	if (page->in_memfd)
+		cused_rt->page_punch(page->owner, page->index);
+	else
+		free(page->virt);
+	if (page->mm)
+		__atomic_sub_fetch(&page->mm->cused_pages, 1, __ATOMIC_RELAXED);
+	free(page);
+}
+
+void __free_page(struct page *page)
+{
+	put_page(page);
+}
+
+/* ---- address spaces ---- */
+
+static pthread_rwlock_t *rw(void *lock)
+{
+	return lock;
+}
+
+void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line)
+{
+	cused_might_sleep(file, line, "mmap_read_lock");
+	pthread_rwlock_rdlock(rw(mm->cused_mmap_lock));
+	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+}
+
+bool mmap_read_trylock(struct mm_struct *mm)
+{
+	if (pthread_rwlock_tryrdlock(rw(mm->cused_mmap_lock)))
+		return false;
+	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+	return true;
+}
+
+void mmap_read_unlock(struct mm_struct *mm)
+{
+	held_pop(mm->cused_mmap_lock);
+	pthread_rwlock_unlock(rw(mm->cused_mmap_lock));
+}
+
+void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line)
+{
+	cused_might_sleep(file, line, "mmap_write_lock");
+	pthread_rwlock_wrlock(rw(mm->cused_mmap_lock));
+	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+}
+
+void mmap_write_unlock(struct mm_struct *mm)
+{
+	mmap_read_unlock(mm);
+}
+
+struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = mm->cused_vma;
+	return vma && addr >= vma->vm_start && addr < vma->vm_end ? vma : NULL;
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = mm->cused_vma;
+	return vma && addr < vma->vm_end ? vma : NULL;
+}
+
+/* The per-VMA read lock, taken without the mmap lock: the vma pointer is read under the lock
+ * that the unmap detaches it under (RCU's role), and the trylock fails while a writer holds or
+ * waits for the vma (the kernel then falls back to the mmap lock). */
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	pthread_mutex_lock(mm->cused_vma_ptr_lock);
+	vma = vma_lookup(mm, addr);
+	if (vma && pthread_rwlock_tryrdlock(rw(vma->cused_lock)))
+		vma = NULL;
+	pthread_mutex_unlock(mm->cused_vma_ptr_lock);
+	if (vma)
+		held_push(vma->cused_lock, "vma->vm_lock", 0);
+	return vma;
+}
+
+void vma_end_read(struct vm_area_struct *vma)
+{
+	held_pop(vma->cused_lock);
+	pthread_rwlock_unlock(rw(vma->cused_lock));
+}
+
+bool mmget_not_zero(struct mm_struct *mm)
+{
+	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+	while (users > 0)
+		if (__atomic_compare_exchange_n(&mm->mm_users, &users, users + 1, true,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+void mmput(struct mm_struct *mm)
+{
+	/* The last user: the address space goes, and with it the users' hold on the mm. */
+	if (!__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL))
+		mmdrop(mm);
+}
+
+void mmput_async(struct mm_struct *mm)
+{
+	mmput(mm);
+}
+
+void mmgrab(struct mm_struct *mm)
+{
+	__atomic_add_fetch(&mm->mm_count, 1, __ATOMIC_RELAXED);
+}
+
+void mmdrop(struct mm_struct *mm)
+{
+	if (__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
+		return;
+	pthread_rwlock_destroy(rw(mm->cused_mmap_lock));
+	free(mm->cused_mmap_lock);
+	pthread_mutex_destroy(mm->cused_vma_ptr_lock);
+	free(mm->cused_vma_ptr_lock);
+	free(mm);
+}
+
+struct mm_struct *cused_mm_new(void *owner)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->cused_mmap_lock = malloc(sizeof(pthread_rwlock_t));
+	mm->cused_vma_ptr_lock = malloc(sizeof(pthread_mutex_t));
+	if (!mm->cused_mmap_lock || !mm->cused_vma_ptr_lock) {
+		free(mm->cused_mmap_lock);
+		free(mm->cused_vma_ptr_lock);
+		free(mm);
+		return NULL;
+	}
+	pthread_rwlock_init(rw(mm->cused_mmap_lock), NULL);
+	pthread_mutex_init(mm->cused_vma_ptr_lock, NULL);
+	mm->mm_users = 1;	/* the client's address space */
+	mm->mm_count = 1;	/* held by its users */
+	mm->cused_owner = owner;
+	return mm;
+}
+
+struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, size_t length)
+{
+	struct vm_area_struct *vma = calloc(1, sizeof(*vma));
+	if (!vma)
+		return NULL;
+	vma->cused_npages = length / PAGE_SIZE;
+	vma->cused_ptes = calloc(vma->cused_npages ? vma->cused_npages : 1, sizeof(struct page *));
+	vma->cused_lock = malloc(sizeof(pthread_rwlock_t));
+	if (!vma->cused_ptes || !vma->cused_lock) {
+		free(vma->cused_ptes);
+		free(vma->cused_lock);
+		free(vma);
+		return NULL;
+	}
+	pthread_rwlock_init(rw(vma->cused_lock), NULL);
+	vma->vm_start = start;
+	vma->vm_end = start + length;
+	vma->vm_mm = mm;
+	return vma;
+}
+
+static pthread_mutex_t pte_lock = PTHREAD_MUTEX_INITIALIZER;	/* the page table lock */
+
+/* Maps `page` at `addr`: the memfd page at that offset becomes present, the struct page's
+ * contents move into it and the memfd page is the struct page's memory from then on. The
+ * mapping holds a reference, as the kernel's does. -EBUSY when a page is mapped there. */
+int cused_vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page,
+			 const char *file, int line)
+{
+	size_t index = (addr - vma->vm_start) / PAGE_SIZE;
+	void *owner = vma->vm_mm->cused_owner;
+	int ret;
+
+	cused_might_sleep(file, line, "vm_insert_page");
+	if (addr < vma->vm_start || index >= vma->cused_npages)
+		return -EFAULT;
+	pthread_mutex_lock(&pte_lock);
+	if (vma->cused_ptes[index]) {
+		pthread_mutex_unlock(&pte_lock);
+		__atomic_add_fetch(&vma->vm_mm->cused_busy_inserts, 1, __ATOMIC_RELAXED);
+		return -EBUSY;
+	}
+	if (page->in_memfd) {
+		pthread_mutex_unlock(&pte_lock);
+		return -EINVAL;	/* a page of another mapping: binder never does this */
+	}
+	ret = cused_rt->page_install(owner, index);
+	if (ret) {
+		pthread_mutex_unlock(&pte_lock);
+		return ret;
+	}
+	void *memfd_page = cused_rt->page_address(owner, index);
+	memcpy(memfd_page, page->virt, PAGE_SIZE);
+	free(page->virt);
+	page->virt = memfd_page;
+	page->in_memfd = true;
+	page->owner = owner;
+	page->index = index;
+	get_page(page);
+	vma->cused_ptes[index] = page;
+	pthread_mutex_unlock(&pte_lock);
+	return 0;
+}
+
+/* Takes the page mapped at `index` out of the page table (pte_lock held); the caller then
+ * drops the mapping's reference with unmapped() outside the lock. */
+static struct page *unmap_pte(struct vm_area_struct *vma, size_t index)
+{
+	struct page *page = vma->cused_ptes[index];
+	vma->cused_ptes[index] = NULL;
+	return page;
+}
+
+/* A zapped page the kernel still holds keeps its contents in private memory, and the client's
+ * memfd page is punched, so the client sees the hole at once, as after the kernel's zap. A page
+ * nobody else holds is freed (punched) by the put. */
+static void zapped(struct page *page)
+{
+	if (__atomic_load_n(&page->refcount, __ATOMIC_ACQUIRE) > 1) {
+		void *copy = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+		if (copy) {
+			memcpy(copy, page->virt, PAGE_SIZE);
+			page->virt = copy;
+			page->in_memfd = false;
+			cused_rt->page_punch(page->owner, page->index);
+		}
+	}
+	put_page(page);
+}
+
+void cused_zap(struct vm_area_struct *vma, unsigned long addr, unsigned long size,
+	       const char *file, int line)
+{
+	cused_might_sleep(file, line, "zap");
+	if (addr < vma->vm_start)
+		return;
+	for (unsigned long a = addr; a < addr + size && a < vma->vm_end; a += PAGE_SIZE) {
+		size_t index = (a - vma->vm_start) / PAGE_SIZE;
+		struct page *page = NULL;
+		if (index >= vma->cused_npages)
+			break;
+		pthread_mutex_lock(&pte_lock);
+		page = unmap_pte(vma, index);
+		pthread_mutex_unlock(&pte_lock);
+		if (page)
+			zapped(page);
+	}
+}
+
+/* munmap: the vma goes. The pages stay the kernel's (binder_alloc still holds them) and keep
+ * their memfd memory until freed, but the client no longer maps them. */
+void cused_vma_unmap(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+
+	mmap_write_lock(mm);
+	vma = mm->cused_vma;
+	if (vma) {
+		pthread_rwlock_wrlock(rw(vma->cused_lock));
+		pthread_mutex_lock(mm->cused_vma_ptr_lock);
+		mm->cused_vma = NULL;
+		pthread_mutex_unlock(mm->cused_vma_ptr_lock);
+		for (size_t i = 0; i < vma->cused_npages; i++) {
+			pthread_mutex_lock(&pte_lock);
+			struct page *page = unmap_pte(vma, i);
+			pthread_mutex_unlock(&pte_lock);
+			if (page)
+				put_page(page);
+		}
+		pthread_rwlock_unlock(rw(vma->cused_lock));
+	}
+	mmap_write_unlock(mm);
+	if (vma) {
+		pthread_rwlock_destroy(rw(vma->cused_lock));
+		free(vma->cused_lock);
+		free(vma->cused_ptes);
+		free(vma);
+	}
+}
+
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages, int *locked)
+{
+	long got = 0;
+
+	(void)gup_flags;
+	(void)locked;
+	pthread_mutex_lock(&pte_lock);
+	for (unsigned long i = 0; i < nr_pages; i++) {
+		unsigned long addr = start + i * PAGE_SIZE;
+		struct vm_area_struct *vma = vma_lookup(mm, addr);
+		struct page *page;
+		if (!vma)
+			break;
+		page = vma->cused_ptes[(addr - vma->vm_start) / PAGE_SIZE];
+		if (!page)
+			break;	/* FOLL_NOFAULT: no fault-in */
+		get_page(page);
+		pages[i] = page;
+		got++;
+		__atomic_add_fetch(&mm->cused_remote_gets, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&pte_lock);
+	return got ? got : -EFAULT;
+}
+
+/* ---- user memory: the sender's, read as cused's engine reads it ---- */
+
+unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n, const char *file,
+				   int line)
+{
+	struct iovec local = { to, n };
+	struct iovec remote = { (void *)from, n };
+	ssize_t got;
+
+	cused_might_sleep(file, line, "copy_from_user");
+	if (!current)
+		return n;
+	got = process_vm_readv(current->tgid, &local, 1, &remote, 1, 0);
+	return got < 0 ? n : n - (unsigned long)got;
+}
+
+/* ---- list_lru: cused's global page LRU ---- */
+
+static struct list_lru *file_lru;	/* the file's own list_lru (binder_freelist) */
+static struct shrinker *file_shrinker;
+
+struct list_lru *cused_file_lru(void)
+{
+	return file_lru;
+}
+
+struct shrinker *cused_file_shrinker(void)
+{
+	return file_shrinker;
+}
+
+int list_lru_init(struct list_lru *lru)
+{
+	INIT_LIST_HEAD(&lru->one.list);
+	lru->one.nr_items = 0;
+	lru->one.lock.impl = cused_rt->lru_lock;
+	lru->one.lock.name = "&lru->lock";
+	file_lru = lru;
+	return 0;
+}
+
+void list_lru_destroy(struct list_lru *lru)
+{
+	if (lru->one.nr_items)
+		report(CUSED_KREPORT_WARN, "WARNING: list_lru destroyed with %ld items",
+		       lru->one.nr_items);
+	if (file_lru == lru)
+		file_lru = NULL;
+}
+
+/* The order of the pages is cused's global LRU's (one per daemon, shared by every design and
+ * every loaded tree, each with its own lock in tests); the file only asks whether its item is
+ * on the list (list_empty), so an item on the LRU points at the list head without being linked
+ * into a chain that items of other LRUs would share. */
+static void on_lru(struct list_head *item, struct list_lru *lru)
+{
+	item->next = &lru->one.list;
+	item->prev = &lru->one.list;
+}
+
+bool cused_list_lru_add(struct list_lru *lru, struct list_head *item)
+{
+	void *owner;
+	size_t index;
+
+	cused_glue_lru_item(item, &owner, &index);
+	cused_rt->lru_select(owner);
+	spin_lock(&lru->one.lock);
+	if (!list_empty(item)) {
+		spin_unlock(&lru->one.lock);
+		return false;
+	}
+	on_lru(item, lru);
+	__atomic_add_fetch(&lru->one.nr_items, 1, __ATOMIC_RELAXED);
+	cused_rt->lru_link(owner, index);
+	spin_unlock(&lru->one.lock);
+	return true;
+}
+
+bool cused_list_lru_del(struct list_lru *lru, struct list_head *item)
+{
+	void *owner;
+	size_t index;
+
+	cused_glue_lru_item(item, &owner, &index);
+	cused_rt->lru_select(owner);
+	spin_lock(&lru->one.lock);
+	if (list_empty(item)) {
+		spin_unlock(&lru->one.lock);
+		return false;
+	}
+	INIT_LIST_HEAD(item);
+	__atomic_sub_fetch(&lru->one.nr_items, 1, __ATOMIC_RELAXED);
+	cused_rt->lru_unlink(owner, index);
+	spin_unlock(&lru->one.lock);
+	return true;
+}
+
+void list_lru_isolate(struct list_lru_one *list, struct list_head *item)
+{
+	void *owner;
+	size_t index;
+
+	INIT_LIST_HEAD(item);
+	__atomic_sub_fetch(&list->nr_items, 1, __ATOMIC_RELAXED);
+	cused_glue_lru_item(item, &owner, &index);
+	cused_rt->lru_isolate(owner, index);
+}
+
+unsigned long list_lru_count(struct list_lru *lru)
+{
+	return (unsigned long)__atomic_load_n(&lru->one.nr_items, __ATOMIC_RELAXED);
+}
+
+unsigned long cused_list_lru_walk_unused(void)
+{
+	report(CUSED_KREPORT_WARN, "WARNING: the file's own list_lru walk ran; cused's shrinker "
+				   "walks its global LRU instead");
+	return 0;
+}
+
+/* ---- the shrinker: cused's shrinker thread walks the global LRU; this records the file's ---- */
+
+struct shrinker *shrinker_alloc(unsigned int flags, const char *fmt, ...)
+{
+	(void)flags;
+	(void)fmt;
+	return calloc(1, sizeof(struct shrinker));
+}
+
+void shrinker_register(struct shrinker *shrinker)
+{
+	file_shrinker = shrinker;
+}
+
+void shrinker_free(struct shrinker *shrinker)
+{
+	if (file_shrinker == shrinker)
+		file_shrinker = NULL;
+	free(shrinker);
+}
+
+int register_shrinker(struct shrinker *shrinker, const char *fmt, ...)
+{
+	(void)fmt;
+	file_shrinker = shrinker;
+	return 0;
+}
+
+void unregister_shrinker(struct shrinker *shrinker)
+{
+	if (file_shrinker == shrinker)
+		file_shrinker = NULL;
+}
+
+/* ---- trace ---- */
+
+void cused_trace_page(const void *alloc, int event, size_t page_index)
+{
+	cused_rt->trace(cused_glue_owner_of_alloc(alloc), (enum cused_ktrace)event, page_index);
+}

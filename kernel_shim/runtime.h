@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What runtime.c and glue.c share inside one kernel design's object (not part of the ABI). */
+#ifndef CUSED_KERNEL_RUNTIME_H
+#define CUSED_KERNEL_RUNTIME_H
+
+#include "cused_kernel_api.h"
+#include "cused_kernel_abi.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+extern const struct cused_krt *cused_rt;
+
+/* runtime.c */
+struct mm_struct *cused_mm_new(void *owner);
+struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, size_t length);
+void cused_vma_unmap(struct mm_struct *mm);
+struct list_lru *cused_file_lru(void);
+struct shrinker *cused_file_shrinker(void);
+bool cused_spin_held(const spinlock_t *lock);
+void cused_spin_note_held(const spinlock_t *lock);
+void cused_spin_note_released(const spinlock_t *lock);
+int cused_runtime_held_locks(void);
+const char *cused_runtime_held_name(int i);
+
+/* glue.c: the version's layout of an LRU item and of a binder_alloc */
+void cused_glue_lru_item(struct list_head *item, void **owner, size_t *index);
+void *cused_glue_owner_of_alloc(const void *alloc);
+
+#endif
