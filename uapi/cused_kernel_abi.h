@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The C ABI between cused and a kernel design: a shared object built from a kernel tree's
- * drivers/android/binder_alloc.c (unmodified), kernel_shim/runtime.c and kernel_shim/glue.c.
+ * drivers/android/binder_alloc.c (unmodified), cused/kernel_shim/runtime.c and cused/kernel_shim/glue.c.
  *
  * cused hands the object a table of what only cused can do (struct cused_krt: its locks, the
  * memfd pages a proc's buffers live in, the global page LRU, its trace and log); the object

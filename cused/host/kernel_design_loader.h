@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Kernel designs at the user's site (docs/kernel-designs.md): alloc_lock=kernel:TREE builds
 // TREE/drivers/android/binder_alloc.c, unmodified, with the kernel shim installed beside cused
-// (kernel_shim/: the emulated kernel API, its runtime and the per-version glue) into a shared
+// (cused/kernel_shim/: the emulated kernel API, its runtime and the per-version glue) into a shared
 // object, caches it under the hash of everything that went into it, loads it and registers it
 // as an allocator design (core/alloc/kernel/kernel_design.h).
 //

@@ -281,7 +281,7 @@ void KernelAllocator::release() {
     LogScope log(*this);
     mapped_.store(false, std::memory_order_release);
     // binder_alloc_deferred_release frees every buffer, takes the pages off the LRU and frees
-    // them (a page the kernel frees is punched: kernel_shim/runtime.c).
+    // them (a page the kernel frees is punched: cused/kernel_shim/runtime.c).
     abi_.release(proc_);
   }
   // A reclaim in flight may still be finishing with a page; it touches this allocator until

@@ -31,7 +31,7 @@
 
 namespace cused::core::alloc {
 
-// What the kernel's debug checks reported for one allocator (kernel_shim/runtime.c).
+// What the kernel's debug checks reported for one allocator (cused/kernel_shim/runtime.c).
 struct KernelReports {
   unsigned long warn = 0;
   unsigned long atomic_sleep = 0;

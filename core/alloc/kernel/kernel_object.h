@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // One loaded kernel design: the object built from a kernel tree's binder_alloc.c with
-// kernel_shim/ (docs/kernel-designs.md), seen through its C ABI (uapi/
+// cused/kernel_shim/ (docs/kernel-designs.md), seen through its C ABI (uapi/
 // cused_kernel_abi.h). The host builds and loads it (cused/host/kernel_design_loader.h); core
 // holds it for the process's lifetime, as a loaded module stays loaded.
 #pragma once
