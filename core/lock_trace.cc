@@ -67,13 +67,17 @@ LockTrace::Hold LockTrace::end_hold() {
 }
 
 // A contended hold is always emitted, so that each waiter's three events pair up, and so is every
-// hold of a spinlock (the share of them preempted, core/lock_trace.h).
+// hold of a spinlock (the share of them preempted, core/lock_trace.h). Stamped now, not at the
+// hold's end: the host writes events in time order only when they reach it within its settle
+// time of their stamp, and a holder can be switched out between its release and this emission (a
+// nice-19 caller's usually is, leaving its unpreemptible section), which put the line out of
+// order (the integration test `trace` caught it).
 void LockTrace::released(const Hold& hold) const {
   const auto held = hold.until - hold.since;
   if (!hold.contended && held < kLongHold && policy_ != kNoLockPolicy) return;
-  trace::emit_at(hold.until, TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
-                 trace::task_prio(trace::current_task().tid),
-                 hold.switches_after - hold.switches_before);
+  trace::emit(TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
+              trace::task_prio(trace::current_task().tid),
+              hold.switches_after - hold.switches_before);
 }
 
 }  // namespace cused::core
