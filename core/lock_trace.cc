@@ -53,21 +53,31 @@ void LockTrace::begin_hold(bool contended) {
   holder_.store(trace::current_task().tid, std::memory_order_relaxed);
 }
 
+// Still holding: the end of the hold and the holder's switches so far. A spinlock's release
+// leaves the holder's unpreemptible section (core/sync/preemption.h), and a holder serving a
+// less urgent caller is then often preempted at once; counted after the release, that switch
+// made most such holds look preempted (docs/reproductions.md, run 7's 71 %).
 LockTrace::Hold LockTrace::end_hold() {
   traced_ = false;
   holder_.store(0, std::memory_order_relaxed);
-  return hold_;
+  Hold hold = hold_;
+  hold.switches_after = trace::involuntary_switches();
+  hold.until = trace::TraceClock::now();
+  return hold;
 }
 
-// A contended hold is always emitted, so that each waiter's three events pair up. The switches
-// are counted after the release, which can only add the release's own.
+// A contended hold is always emitted, so that each waiter's three events pair up, and so is every
+// hold of a spinlock (the share of them preempted, core/lock_trace.h). Stamped now, not at the
+// hold's end: the host writes events in time order only when they reach it within its settle
+// time of their stamp, and a holder can be switched out between its release and this emission (a
+// nice-19 caller's usually is, leaving its unpreemptible section), which put the line out of
+// order (the integration test `trace` caught it).
 void LockTrace::released(const Hold& hold) const {
-  const auto now = trace::TraceClock::now();
-  const auto held = now - hold.since;
-  if (!hold.contended && held < kLongHold) return;
-  const std::uint64_t switches = trace::involuntary_switches() - hold.switches_before;
-  trace::emit_at(now, TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
-                 trace::task_prio(trace::current_task().tid), switches);
+  const auto held = hold.until - hold.since;
+  if (!hold.contended && held < kLongHold && policy_ != kNoLockPolicy) return;
+  trace::emit(TraceEventType::kLockReleased, lock_, design_, policy_, ns(held),
+              trace::task_prio(trace::current_task().tid),
+              hold.switches_after - hold.switches_before);
 }
 
 }  // namespace cused::core

@@ -10,7 +10,14 @@
 //    prio), then cused_lock_acquired with the wait, then cused_lock_released with the hold;
 //  - for an acquisition that was not contended, only cused_lock_released, and only when the hold
 //    lasted kLongHold or more: the holds that make others wait. An uncontended short hold, the
-//    common case, is not emitted, which keeps the rings for what explains an A/B.
+//    common case, is not emitted, which keeps the rings for what explains an A/B. A spinlock's
+//    (policy kNoLockPolicy) every hold is emitted: how many of its holds were preempted is what
+//    a spin design is measured by, and that share is of all holds, not of the contended or long
+//    ones (which are contended or long mostly because their holder was preempted).
+// A hold ends when the lock is released: its length and its holder's preemptions are read before
+// the release, so that what the release does after it (a spinlock's holder leaving its
+// unpreemptible section, and being preempted at once by what waited for its CPU) is not counted
+// in the hold.
 // A try_lock that fails emits nothing: its caller (the shrinker) skips the page instead of waiting.
 //
 // With tracing off a lock costs its owner one load of the sink and one predictable branch, an
@@ -85,7 +92,8 @@ class LockTrace {
     return true;
   }
 
-  // Emitted after the release, so that the sink's cost is not part of the hold others wait for.
+  // Emitted after the release, so that the sink's cost is not part of the hold others wait for;
+  // the hold's end is read before it.
   template <typename Lock>
   void unlock(Lock&& lock) CUSED_NO_THREAD_SAFETY_ANALYSIS {
     if (__builtin_expect(!traced_, 1)) {
@@ -102,6 +110,9 @@ class LockTrace {
     trace::TraceClock::time_point since;
     std::uint64_t switches_before = 0;  // the holder's involuntary context switches at the start
     bool contended = false;
+    // Read by end_hold(), before the release.
+    trace::TraceClock::time_point until{};
+    std::uint64_t switches_after = 0;
   };
 
   [[gnu::cold]] void contended() const;

@@ -10,7 +10,8 @@
 // docs/locking.md), like the proc and node locks. The spin designs hold their lock only for
 // pointer work (tens of nanoseconds), where a futex round trip would cost more than the critical
 // section, so they use sync::SpinLock, which spins on reads with pause and yields after a bounded
-// number of rounds (a userspace holder may have been preempted before it disabled preemption).
+// number of rounds (a userspace holder may be preemptible: one serving a caller as urgent as the
+// daemon disables nothing, core/sync/preemption.h).
 // Both emit the cused_lock_* events as lock=alloc with the design's trace id (core/lock_trace.h).
 #pragma once
 
@@ -29,13 +30,14 @@ namespace cused::core::alloc {
 using SleepingAllocLock = TracedMutex<TracedLock::alloc>;
 
 // The spinning metadata lock (alloc->lock of the spin designs), traced as lock=alloc policy=none.
-// Its holder runs with preemption disabled until it has released it, as under the kernel's
-// spin_lock()/spin_unlock() (core/sync/preemption.h): it is never a preempted low-priority thread,
-// while the mutex's holder can be. The kernel disables preemption before it spins; here a waiter
-// spins at its own priority and disables preemption once it holds the lock, because a userspace
-// waiter spinning unpreemptible could keep a preempted ordinary holder off its CPU. The price: a
-// holder serving a less urgent caller holds the lock one sched_setattr longer (about 2 us,
-// docs/performance.md) than the kernel's holder, whose preempt_disable is free.
+// As under the kernel's spin_lock()/spin_unlock(), preemption is disabled (core/sync/
+// preemption.h) before the lock is taken and enabled after it is released, so the lock never has
+// a holder that can be preempted, while the mutex's holder can be. Unlike the kernel's, a waiter
+// does not spin with preemption disabled: it enables it again while the lock is held and
+// disables it only to try the lock when it looks free, because a userspace waiter spinning
+// unpreemptible could keep a preempted ordinary thread (a holder of another lock, or the daemon's
+// own work) off its CPU. The price: a holder serving a less urgent caller pays two sched_setattr
+// per section (about 4 µs, docs/performance.md), where the kernel's preempt_disable is free.
 class CUSED_CAPABILITY("spinlock") AllocSpinLock {
  public:
   // `policy` is ignored (a spinlock has none); the signature is SleepingAllocLock's, so that
@@ -57,13 +59,13 @@ class CUSED_CAPABILITY("spinlock") AllocSpinLock {
   struct Raw {
     AllocSpinLock& owner;
     void lock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-      owner.spin_.lock();
-      sync::preempt_disable();
+      while (!try_lock()) owner.spin_.wait_until_free();
     }
     bool try_lock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
-      if (!owner.spin_.try_lock()) return false;
       sync::preempt_disable();
-      return true;
+      if (owner.spin_.try_lock()) return true;
+      sync::preempt_enable();
+      return false;
     }
     void unlock() CUSED_NO_THREAD_SAFETY_ANALYSIS {
       owner.spin_.unlock();

@@ -12,4 +12,9 @@ void SpinLock::acquire_contended() {
   } while (locked_.exchange(true, std::memory_order_acquire));
 }
 
+void SpinLock::wait_until_free() const {
+  Backoff backoff;
+  while (locked_.load(std::memory_order_relaxed)) backoff.pause();
+}
+
 }  // namespace cused::sync

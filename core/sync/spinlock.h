@@ -17,6 +17,12 @@ class CUSED_CAPABILITY("spinlock") SpinLock : public LockApi<SpinLock> {
  public:
   SpinLock() = default;
 
+  // Spins until the lock looks free, without taking it (the same reads, backoff and yields as a
+  // contended lock()): for a caller that does something between seeing it free and trying it
+  // (core/alloc/alloc_lock.h disables preemption there, as the kernel's spin_lock does before it
+  // takes the lock).
+  void wait_until_free() const;
+
  private:
   friend class LockApi<SpinLock>;
   void acquire() {

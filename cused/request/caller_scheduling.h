@@ -10,7 +10,8 @@
 // While such a thread serves a caller less urgent than the daemon and holds a spinlock
 // (core/sync/preemption.h: the spin designs' allocator lock), it runs at SCHED_FIFO priority 1,
 // not preemptible by any ordinary thread, as a kernel spinlock's holder runs with preemption
-// disabled; a sleeping lock's holder stays preemptible.
+// disabled: from just before it takes the lock until just after it has released it
+// (core/alloc/alloc_lock.h); a sleeping lock's holder stays preemptible.
 //
 // Cost: a caller's attributes are read with sched_getattr and kept per daemon thread for
 // kStaleAfter (a caller that changes its nice is followed within that bound); the daemon thread

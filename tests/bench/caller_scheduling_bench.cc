@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/alloc/alloc_lock.h"
+#include "core/sync/preemption.h"
 #include "cused/request/caller_scheduling.h"
 #include "cused/thread_priorities.h"
 
@@ -56,11 +57,14 @@ BENCHMARK_CAPTURE(BM_Scope, Disabled, 10, false);
 // One allocator-lock section of a daemon thread serving a caller at `nice` (exec_context=caller):
 // the spin designs' lock, held unpreemptible when the caller is less urgent than the daemon (two
 // sched_setattr, core/sync/preemption.h), and the mutex design's lock, held as it is.
+// `unpreemptible` false takes the thread's preemption control away, leaving the section as
+// preemptible as the mutex's: the mechanism's cost per acquisition is the difference (issue 47).
 template <typename Lock>
-void lock_sections(benchmark::State& state, int nice) {
+void lock_sections(benchmark::State& state, int nice, bool unpreemptible = true) {
   Caller caller(nice);
   Lock lock(cused::sync::LockPolicy::kBarging, cused::core::kSleepingLockDesign);
   cused::CallerScheduling scope(caller.tid(), true);
+  if (!unpreemptible) cused::sync::thread_preemption_control() = nullptr;
   for (auto _ : state) {
     lock.lock();
     lock.unlock();
@@ -73,6 +77,10 @@ void BM_AllocLockSection(benchmark::State& state, int nice, bool spin) {
     lock_sections<cused::core::alloc::SleepingAllocLock>(state, nice);
 }
 BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtNice19, 19, true);
+void BM_AllocLockSectionPreemptible(benchmark::State& state, int nice) {
+  lock_sections<cused::core::alloc::AllocSpinLock>(state, nice, false);
+}
+BENCHMARK_CAPTURE(BM_AllocLockSectionPreemptible, SpinCallerAtNice19, 19);
 BENCHMARK_CAPTURE(BM_AllocLockSection, SpinCallerAtDaemonAttributes, 0, true);
 BENCHMARK_CAPTURE(BM_AllocLockSection, MutexCallerAtNice19, 19, false);
 

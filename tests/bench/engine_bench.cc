@@ -11,6 +11,8 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include "cused/host/memfd_buffer_file.h"
 #include "cused/process_memory.h"
 #include "tests/bench/bench_variant.h"
@@ -31,10 +33,11 @@ Backing daemon_backing() {
 constexpr pid_t kSm = 100, kSmLooper = 101, kClient = 200, kClientMain = 201;
 
 struct Pair {
-  Env env{bench::bench_variant(), daemon_backing()};
+  Env env;
   Client sm{env, kSm};
   Client client{env, kClient};
-  Pair() {
+  explicit Pair(DeviceOptions options = bench::bench_variant())
+      : env(std::move(options), daemon_backing()) {
     sm.ioctl(kSmLooper, BINDER_SET_CONTEXT_MGR);
     binder_version version{};
     sm.ioctl(kSmLooper, BINDER_VERSION, version);
@@ -42,8 +45,8 @@ struct Pair {
   }
 };
 
-void sync_calls(benchmark::State& state, std::uint32_t reply_flags) {
-  Pair pair;
+void sync_calls(benchmark::State& state, std::uint32_t reply_flags, DeviceOptions options = {}) {
+  Pair pair(std::move(options));
   Parcel payload;
   payload.data.resize(state.range(0));
   Call served = pair.sm.write_read(kSmLooper, Commands().u32(BC_ENTER_LOOPER));
@@ -63,6 +66,14 @@ void sync_calls(benchmark::State& state, std::uint32_t reply_flags) {
 void BM_SyncCall(benchmark::State& state) { sync_calls(state, 0); }
 void BM_SyncCallDeferComplete(benchmark::State& state) {
   sync_calls(state, uapi::TF_DEFER_COMPLETE);
+}
+// The legacy call on a spin design (alloc_lock=spin-install): its allocator sections take the
+// spinlock (core/alloc/alloc_lock.h). This thread registers no preemption control (it serves no
+// less urgent caller), so the sections cost the lock and one thread-local load each.
+void BM_SyncCallSpinInstall(benchmark::State& state) {
+  DeviceOptions options;
+  options.alloc.lock = alloc::LockVariant::named("spin-install");
+  sync_calls(state, 0, std::move(options));
 }
 
 void BM_Oneway(benchmark::State& state) {
@@ -128,6 +139,7 @@ BENCHMARK(BM_ProcessVmReadv);
 BENCHMARK(BM_ProcessVmWritev);
 BENCHMARK(BM_SyncCall)->Arg(4)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_SyncCallDeferComplete)->Arg(4)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_SyncCallSpinInstall)->Arg(4)->Arg(4096);
 BENCHMARK(BM_Oneway)->Arg(4)->Arg(4096);
 
 }  // namespace

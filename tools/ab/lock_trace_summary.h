@@ -51,8 +51,9 @@ struct WaitGroup {
 };
 
 // The holds of one lock by the threads of one priority class: those the trace emits (every
-// contended one, and every other of 10 µs or more), and how many of them the holder was
-// preempted in (nivcsw > 0: involuntary context switches of its thread across the hold).
+// contended one, every other of 10 µs or more, and every hold of a spinlock), and how many of
+// them the holder was preempted in (nivcsw > 0: involuntary context switches of its thread
+// across the hold).
 struct HoldGroup {
   LockId lock;
   std::string holder;

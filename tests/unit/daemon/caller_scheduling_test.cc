@@ -8,8 +8,11 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -165,6 +168,195 @@ TEST(CallerScheduling, AnUrgentCallersSpinlockSectionKeepsItsAttributes) {
     EXPECT_EQ(mine(), urgent);
     EXPECT_EQ(CallerScheduling::unpreemptible_sections(), before);
   }
+}
+
+// Issue 47 point 1: what "unpreemptible" means for a spinlock section, tried against the
+// scheduler itself. A busy thread of higher CFS weight (nice 0 against the caller's 19), pinned
+// to the holder's CPU, gets that CPU as soon as the holder's slice ends; it makes no progress while
+// a daemon thread serving a nice-19 caller holds the spin designs' allocator lock, and the holder
+// counts no involuntary context switch in its section. The mutex design's holder, preemptible as
+// the kernel's is, is preempted by the same thread in the same section (which shows the
+// competitor competes).
+std::uint64_t involuntary_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<std::uint64_t>(usage.ru_nivcsw);
+}
+
+int first_allowed_cpu() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) return cpu;
+  return 0;
+}
+
+bool pin_to(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+// A thread at `nice` that counts as fast as it can on `cpu` until it is destroyed.
+class Competitor {
+ public:
+  Competitor(int cpu, int nice)
+      : thread_([this, cpu, nice] {
+          pinned_ = pin_to(cpu);
+          setpriority(PRIO_PROCESS, static_cast<id_t>(my_tid()), nice);
+          while (!done_.load(std::memory_order_relaxed))
+            progress_.fetch_add(1, std::memory_order_relaxed);
+        }) {
+    while (progress() == 0) std::this_thread::yield();
+  }
+  ~Competitor() {
+    done_.store(true);
+    thread_.join();
+  }
+  std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+  bool pinned() const { return pinned_; }
+
+ private:
+  std::atomic<std::uint64_t> progress_{0};
+  std::atomic<bool> done_{false};
+  std::atomic<bool> pinned_{false};
+  std::thread thread_;
+};
+
+struct SectionSeen {
+  std::uint64_t competitor_progress = 0;
+  std::uint64_t switches = 0;
+};
+
+// Holds `lock` busy for `length` and says what happened meanwhile, read before the release.
+template <typename Lock>
+SectionSeen busy_section(Lock& lock, const Competitor& competitor,
+                         std::chrono::milliseconds length) {
+  lock.lock();
+  const std::uint64_t progress = competitor.progress();
+  const std::uint64_t switches = involuntary_switches();
+  const auto end = std::chrono::steady_clock::now() + length;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+  const SectionSeen seen{competitor.progress() - progress, involuntary_switches() - switches};
+  lock.unlock();
+  return seen;
+}
+
+TEST(CallerScheduling, ASpinlockHolderIsNotPreemptedByAHeavierThreadOnItsCpu) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
+  const int cpu = first_allowed_cpu();
+  std::thread daemon_thread([cpu] {
+    ASSERT_TRUE(pin_to(cpu));
+    ASSERT_TRUE(apply_scheduling({SCHED_OTHER, 0, 0}));
+    const SchedulingAttributes low{SCHED_OTHER, 19, 0};
+    Caller caller(low);
+    ASSERT_TRUE(caller.applied());
+    Competitor competitor(cpu, 0);
+    ASSERT_TRUE(competitor.pinned());
+    core::alloc::AllocSpinLock spin(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+    core::alloc::SleepingAllocLock mutex(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+    CallerScheduling scope(caller.tid(), true);
+    ASSERT_EQ(mine(), low);
+    // 30 ms: ten and more of the scheduler's slices, well inside the real-time throttle's 950 ms.
+    constexpr std::chrono::milliseconds kSection{30};
+    const SectionSeen spin_seen = busy_section(spin, competitor, kSection);
+    EXPECT_EQ(spin_seen.competitor_progress, 0u);
+    EXPECT_EQ(spin_seen.switches, 0u);
+    EXPECT_EQ(mine(), low) << "the caller's attributes back after the section";
+    const SectionSeen mutex_seen = busy_section(mutex, competitor, kSection);
+    EXPECT_GT(mutex_seen.competitor_progress, 0u);
+    EXPECT_GT(mutex_seen.switches, 0u);
+  });
+  daemon_thread.join();
+}
+
+// The section is one per thread however many spinlocks it holds: it ends at the outermost release
+// (the kernel's preempt count), a try_lock that fails opens none, and the scope gives the daemon
+// thread its own attributes back after all (the caller's after each section).
+TEST(CallerScheduling, NestedSpinSectionsEndAtTheOutermostRelease) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
+  std::thread daemon_thread([] {
+    ASSERT_TRUE(apply_scheduling({SCHED_OTHER, 0, 0}));
+    const SchedulingAttributes own = mine();
+    const SchedulingAttributes low{SCHED_OTHER, 19, 0};
+    const SchedulingAttributes unpreemptible{SCHED_FIFO, 0, 1};
+    Caller caller(low);
+    ASSERT_TRUE(caller.applied());
+    core::alloc::AllocSpinLock outer(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+    core::alloc::AllocSpinLock inner(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+    {
+      CallerScheduling scope(caller.tid(), true);
+      outer.lock();
+      EXPECT_EQ(mine(), unpreemptible);
+      inner.lock();
+      EXPECT_EQ(mine(), unpreemptible);
+      inner.unlock();
+      EXPECT_EQ(mine(), unpreemptible) << "the outer section is still open";
+      if (inner.try_lock()) {
+        EXPECT_EQ(mine(), unpreemptible);
+        inner.unlock();
+      } else {
+        ADD_FAILURE() << "try_lock of a free spinlock failed";
+      }
+      EXPECT_EQ(mine(), unpreemptible) << "a nested try's release leaves the outer section open";
+      outer.unlock();
+      EXPECT_EQ(mine(), low);
+      // A try that fails (another thread, with no control, holds the lock) opens no section.
+      std::atomic<bool> held{false}, release{false};
+      std::thread other([&] {
+        outer.lock();
+        held.store(true);
+        while (!release.load()) std::this_thread::yield();
+        outer.unlock();
+      });
+      while (!held.load()) std::this_thread::yield();
+      if (outer.try_lock()) {
+        ADD_FAILURE() << "try_lock of a held spinlock succeeded";
+        outer.unlock();
+      }
+      EXPECT_EQ(mine(), low);
+      release.store(true);
+      other.join();
+    }
+    EXPECT_EQ(mine(), own);
+  });
+  daemon_thread.join();
+}
+
+// As in the kernel the lock never has a preemptible holder: the section begins before the lock is
+// taken. Unlike the kernel's, a waiter spins at its caller's attributes (a waiter spinning
+// unpreemptible could keep a preempted holder of the daemon's own priority off its CPU) and
+// opens the section again only to try the lock; a try that fails closes it.
+TEST(CallerScheduling, AWaiterSpinsAtItsCallersAttributesAndHoldsUnpreemptible) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_FIFO needs root";
+  core::alloc::AllocSpinLock spin(sync::LockPolicy::kBarging, core::kSleepingLockDesign);
+  const SchedulingAttributes low{SCHED_OTHER, 19, 0};
+  spin.lock();  // this thread has no control: nothing changes for it
+  std::atomic<pid_t> waiter{0};
+  SchedulingAttributes in_section, after;
+  std::thread daemon_thread([&] {
+    ASSERT_TRUE(apply_scheduling({SCHED_OTHER, 0, 0}));
+    Caller caller(low);
+    ASSERT_TRUE(caller.applied());
+    CallerScheduling scope(caller.tid(), true);
+    waiter.store(my_tid());
+    spin.lock();
+    in_section = mine();
+    spin.unlock();
+    after = mine();
+  });
+  while (waiter.load() == 0) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  SchedulingAttributes waiting;
+  EXPECT_TRUE(read_scheduling(waiter.load(), waiting));
+  EXPECT_EQ(waiting, low) << "the waiter spins at its caller's attributes";
+  spin.unlock();
+  daemon_thread.join();
+  EXPECT_EQ(in_section, (SchedulingAttributes{SCHED_FIFO, 0, 1}));
+  EXPECT_EQ(after, low);
 }
 
 TEST(CallerScheduling, GoneCallerLeavesTheThreadAsItIs) {
