@@ -45,7 +45,8 @@ struct Pair {
   }
 };
 
-void sync_calls(benchmark::State& state, std::uint32_t reply_flags, DeviceOptions options = {}) {
+void sync_calls(benchmark::State& state, std::uint32_t reply_flags,
+                DeviceOptions options = bench::bench_variant()) {
   Pair pair(std::move(options));
   Parcel payload;
   payload.data.resize(state.range(0));
