@@ -95,6 +95,7 @@ struct ChildRun {
   long ops = 0, lost = 0, unexpected = 0;
   unsigned long long reclaimed = 0;
   std::vector<std::string> reports;
+  std::string last_words;  // the child's last other line on stderr
 };
 
 // Runs the workload in a child process: a file whose bug corrupts memory takes the child down,
@@ -137,7 +138,10 @@ ChildRun run_workload(core::alloc::LockVariant lock, const DesignCheckOptions& o
                              &run.unexpected, &run.reclaimed) == 4;
   std::istringstream lines(read_text(log));
   for (std::string line; std::getline(lines, line);)
-    if (line.starts_with("cused: kernel")) run.reports.push_back(line.substr(7));
+    if (line.starts_with("cused: kernel"))
+      run.reports.push_back(line.substr(7));
+    else if (!line.empty())
+      run.last_words = line;  // e.g. glibc's "free(): invalid pointer" before an abort
   return run;
 }
 
@@ -187,8 +191,9 @@ CheckResult contents_check(const ChildRun& run) {
     result.first = WIFSIGNALED(run.status)
                        ? fmt::format(
                              "the workload died of {} (a use-after-free or corruption in "
-                             "the file, as a kernel oops)",
-                             strsignal(WTERMSIG(run.status)))
+                             "the file, as a kernel oops){}",
+                             strsignal(WTERMSIG(run.status)),
+                             run.last_words.empty() ? "" : ": " + run.last_words)
                        : "the workload did not finish";
   } else if (run.lost > 0) {
     result.first = fmt::format("{} of {} buffers read back other than written", run.lost, run.ops);
@@ -249,8 +254,8 @@ const CheckResult& DesignVerdict::check(const std::string& name) const {
   throw std::out_of_range("no check " + name);
 }
 
-std::optional<DesignVerdict> check_kernel_design(const DesignCheckOptions& options,
-                                                 std::string& error) {
+static std::optional<DesignVerdict> check_kernel_design_or_throw(const DesignCheckOptions& options,
+                                                                 std::string& error) {
   enable_kernel_designs();
   const KernelDesignPaths paths = kernel_design_paths();
   const std::string spec =
@@ -283,6 +288,16 @@ std::optional<DesignVerdict> check_kernel_design(const DesignCheckOptions& optio
   }
   for (const fs::path& patch : options.patches) verdict.patches.push_back(patch.filename());
   return verdict;
+}
+
+std::optional<DesignVerdict> check_kernel_design(const DesignCheckOptions& options,
+                                                 std::string& error) {
+  try {
+    return check_kernel_design_or_throw(options, error);
+  } catch (const std::exception& e) {  // the scratch folder, the pipe or the fork failed
+    error = e.what();
+    return std::nullopt;
+  }
 }
 
 std::string format_verdict(const DesignVerdict& verdict) {

@@ -4,7 +4,8 @@
 // as a kernel design, runs the client-shaped allocation workload of allocation_stress.h on it
 // under shrinker stress, and gives the verdict of the kernel's debug checks the shim runs
 // (cused/kernel_shim/runtime.c): sleeping in atomic context, WARN_ON/BUG_ON, pages leaked at
-// release, buffer contents under shrinker stress.
+// release, buffer contents under shrinker stress. The workload runs in a child process, so that
+// a file that corrupts memory is a failed check, not a dead checker.
 #pragma once
 
 #include <chrono>
