@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,7 @@
 #include "cused/device_links.h"
 #include "cused/devices/device_registry.h"
 #include "cused/fatal_cleanup.h"
+#include "cused/host/kernel_design_check.h"
 #include "cused/host/kernel_design_loader.h"
 #include "cused/host/memory_pressure.h"
 #include "cused/host/proc_attr_label.h"
@@ -81,6 +83,19 @@ int build_kernel_design(const std::string& tree) {
   fmt::print("{}: Linux {} from {}\n{} ({})\n", name, object->abi->kernel_version, path->string(),
              build->object.string(), build->cached ? "cached" : "built");
   return 0;
+}
+
+// `cused check-design TREE`: the verdict of the kernel's debug checks on the tree's file; exit 0
+// when it passes, 1 when a check fails, 2 when the tree cannot be patched, built or loaded.
+int run_design_check(const cused::host::DesignCheckOptions& options) {
+  std::string error;
+  auto verdict = cused::host::check_kernel_design(options, error);
+  if (!verdict) {
+    fmt::print(stderr, "cused check-design: {}: {}\n", options.tree, error);
+    return 2;
+  }
+  fmt::print("{}", cused::host::format_verdict(*verdict));
+  return verdict->passed() ? 0 : 1;
 }
 
 // `--variant SPEC` and `--device NAME[:SPEC]` into `registry` and `options` (docs/design.md
@@ -252,6 +267,24 @@ int serve(int argc, char** argv) {
       "/kernel-designs.md): cused kernel-build TREE (a path, or a name under "
       "CUSED_KERNEL_TREES such as 7.2)");
   kernel_build->add_option("TREE", kernel_tree, "The kernel tree")->required();
+  cused::host::DesignCheckOptions check_options;
+  double check_seconds = 60;
+  CLI::App* check_design = app.add_subcommand(
+      "check-design",
+      "Run the kernel's debug checks on TREE's binder_alloc.c (patched with each --patch, in a "
+      "scratch copy) under a client-shaped, multi-threaded allocation workload with shrinker "
+      "stress, and print the verdict; exit status 0 when no check fails (" CUSED_DOC_DIR
+      "/kernel-designs.md)");
+  check_design
+      ->add_option("TREE", check_options.tree,
+                   "The kernel tree (a path, or a name under "
+                   "CUSED_KERNEL_TREES such as 7.2)")
+      ->required();
+  check_design->add_option("--patch", check_options.patches,
+                           "A patch to apply with patch -p1 in the tree's top folder "
+                           "(repeatable, applied in order)");
+  check_design->add_option("--seconds", check_seconds, "How long the workload runs (default 60)")
+      ->check(CLI::PositiveNumber);
   // `cused run [OPTIONS] -- PROGRAM ARGS...`: what follows the first "--" is the program's, left
   // out of the parse; without "--", the first word that is not an option starts it.
   int parsed_argc = argc;
@@ -277,6 +310,10 @@ int serve(int argc, char** argv) {
     return cused::run::launch(run_options);
   }
   if (kernel_build->parsed()) return build_kernel_design(kernel_tree);
+  if (check_design->parsed()) {
+    check_options.duration = std::chrono::milliseconds(static_cast<long>(check_seconds * 1000));
+    return run_design_check(check_options);
+  }
   if (mountpoint.empty() && cuse_specs.empty()) {
     fmt::print(stderr, "cused: nothing to serve: give --mount DIR and/or --cuse NAME\n");
     return 2;

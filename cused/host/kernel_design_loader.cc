@@ -2,8 +2,6 @@
 #include "cused/host/kernel_design_loader.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "core/alloc/kernel/kernel_design.h"
+#include "cused/host/run_program.h"
 
 #ifndef CUSED_KERNEL_SHIM_DIR
 #define CUSED_KERNEL_SHIM_DIR "/usr/share/cused/kernel_shim"
@@ -75,26 +74,12 @@ std::optional<std::string> tree_version(const fs::path& tree) {
   return std::nullopt;
 }
 
-// Runs `argv`, its output into `log`; true when it exits 0.
-bool run(const std::vector<std::string>& argv, const fs::path& log) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+// Whether the tree's struct binder_alloc guards its fields with the spinlock `lock` (6.8-6.13,
+// and patches such as tests/kernel-designs/patches/7.2-spinlock-install-mutex.patch) rather than
+// the mutex `mutex`: read from the header, since a patch changes it whatever the version.
+bool alloc_lock_is_spinlock(const fs::path& header) {
+  static const std::regex field(R"(struct binder_alloc \{[^}]*\bspinlock_t\s+lock;)");
+  return std::regex_search(read_file(header).value_or(""), field);
 }
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -189,9 +174,11 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
     }
     hash.add(*text);
   }
+  const std::string alloc_spinlock = alloc_lock_is_spinlock(android / "binder_alloc.h") ? "1" : "0";
   // The ABI header: beside the shim's API once installed, in uapi/ of a source tree.
   fs::path abi_dir = paths.shim / "include";
-  if (!fs::exists(abi_dir / "cused_kernel_abi.h")) abi_dir = paths.shim.parent_path() / "uapi";
+  if (!fs::exists(abi_dir / "cused_kernel_abi.h"))
+    abi_dir = paths.shim.parent_path().parent_path() / "uapi";
   hash.add(read_file(abi_dir / "cused_kernel_abi.h").value_or(""));
   const std::vector<fs::path> shim = shim_files(paths.shim);
   if (shim.empty() || !fs::exists(paths.shim / "glue.c")) {
@@ -227,15 +214,27 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                  (tree / "tools/lib/rbtree.c").string(), "-o", (work / "rbtree.o").string()});
   std::vector<std::string> link = cc;
   link.insert(link.end(), flags.begin(), flags.end());
-  link.insert(
-      link.end(),
-      {"-shared", "-Wl,-z,defs", "-DKBUILD_MODNAME=\"binder\"",
-       "-DCUSED_LINUX_VERSION_CODE=" + version_code, "-DCUSED_KERNEL_RELEASE=\"" + *version + "\"",
-       "-I", (paths.shim / "include").string(), "-I", abi_dir.string(), "-I", paths.shim.string(),
-       "-I", android.string(), (android / "binder_alloc.c").string(),
-       (paths.shim / "runtime.c").string(), (paths.shim / "glue.c").string(),
-       (work / "rbtree.o").string(), "-o", (work / "object.so").string()});
-  if (!run(rbtree, log) || !run(link, log)) {
+  link.insert(link.end(), {"-shared",
+                           "-Wl,-z,defs",
+                           "-DKBUILD_MODNAME=\"binder\"",
+                           "-DCUSED_LINUX_VERSION_CODE=" + version_code,
+                           "-DCUSED_ALLOC_SPINLOCK=" + alloc_spinlock,
+                           "-DCUSED_KERNEL_RELEASE=\"" + *version + "\"",
+                           "-I",
+                           (paths.shim / "include").string(),
+                           "-I",
+                           abi_dir.string(),
+                           "-I",
+                           paths.shim.string(),
+                           "-I",
+                           android.string(),
+                           (android / "binder_alloc.c").string(),
+                           (paths.shim / "runtime.c").string(),
+                           (paths.shim / "glue.c").string(),
+                           (work / "rbtree.o").string(),
+                           "-o",
+                           (work / "object.so").string()});
+  if (!run_program(rbtree, log) || !run_program(link, log)) {
     error = "building " + tree.string() + "'s binder_alloc.c failed:\n" +
             read_file(log).value_or("(no output)");
     fs::remove_all(work, ec);

@@ -17,8 +17,11 @@
 #include "runtime.h"
 
 #define CUSED_NEW_BUF_HAS_PID (LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0))
+/* The build reads it from the tree's binder_alloc.h (a patch may change it); else by version. */
+#ifndef CUSED_ALLOC_SPINLOCK
 #define CUSED_ALLOC_SPINLOCK \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0))
+#endif
 #define CUSED_WALK_HAS_LOCK_ARG (LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0))
 #define CUSED_PAGES_WITH_MDATA (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0))
 
@@ -101,8 +104,7 @@ static void leave(struct as_task *as, const char *entry)
 		char text[160];
 		snprintf(text, sizeof(text), "%s returned holding %d lock(s), first %s", entry,
 			 cused_runtime_held_locks(), cused_runtime_held_name(0));
-		cused_rt->report(current && current->mm ? current->mm->cused_owner : NULL,
-				 CUSED_KREPORT_LOCK_LEAK, text);
+		cused_rt->report(cused_runtime_owner(), CUSED_KREPORT_LOCK_LEAK, text);
 	}
 	current = as->saved;
 }
@@ -383,6 +385,7 @@ static int glue_reclaim_page(struct cused_kproc *proc, size_t index)
 	if (!lru || !item)
 		return 0;
 	enter(&as, NULL, 0);	/* the shrinker runs as a kernel thread: no mm */
+	cused_runtime_charge(proc->owner);	/* what its checks report is this proc's */
 	/* The walk holds the LRU lock: record it as this thread's. */
 	cused_spin_note_held(&lru->one.lock);
 #if CUSED_WALK_HAS_LOCK_ARG
@@ -394,6 +397,7 @@ static int glue_reclaim_page(struct cused_kproc *proc, size_t index)
 		spin_lock(&lru->one.lock);
 	cused_spin_note_released(&lru->one.lock);
 	leave(&as, "binder_alloc_free_page");
+	cused_runtime_charge(NULL);
 	return status == LRU_REMOVED || status == LRU_REMOVED_RETRY;
 }
 

@@ -52,9 +52,18 @@ static void held_pop(const void *lock)
 	held_count--;	/* beyond HELD_MAX: not recorded */
 }
 
-static void *owner_of_current(void)
+/* The allocator a kernel thread's call works for (the shrinker's visit of one proc's page): its
+ * reports and log lines are that allocator's. */
+static __thread void *charged_owner;
+
+void cused_runtime_charge(void *owner)
 {
-	return current && current->mm ? current->mm->cused_owner : NULL;
+	charged_owner = owner;
+}
+
+void *cused_runtime_owner(void)
+{
+	return current && current->mm ? current->mm->cused_owner : charged_owner;
 }
 
 static void report(enum cused_kreport kind, const char *fmt, ...)
@@ -67,7 +76,7 @@ static void report(enum cused_kreport kind, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
-	cused_rt->report(owner_of_current(), kind, text);
+	cused_rt->report(cused_runtime_owner(), kind, text);
 }
 
 int cused_runtime_held_locks(void)
@@ -125,7 +134,7 @@ void cused_printk(int level, const char *fmt, ...)
 	const char *text = line;
 	if (!strncmp(text, KBUILD_MODNAME ": ", strlen(KBUILD_MODNAME ": ")))
 		text += strlen(KBUILD_MODNAME ": ");
-	cused_rt->log(owner_of_current(), level, text);
+	cused_rt->log(cused_runtime_owner(), level, text);
 }
 
 void seq_printf(struct seq_file *m, const char *fmt, ...)
@@ -143,7 +152,7 @@ void seq_printf(struct seq_file *m, const char *fmt, ...)
 
 void cused_lock_init(void **impl, int kind, const char *name)
 {
-	*impl = cused_rt->lock_create(owner_of_current(), kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX,
+	*impl = cused_rt->lock_create(cused_runtime_owner(), kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX,
 				      name);
 }
 

@@ -21,6 +21,9 @@ bool cused_spin_held(const spinlock_t *lock);
 void cused_spin_note_held(const spinlock_t *lock);
 void cused_spin_note_released(const spinlock_t *lock);
 int cused_runtime_held_locks(void);
+/* The allocator reports go to: the current task's, else the one charged (NULL: none). */
+void *cused_runtime_owner(void);
+void cused_runtime_charge(void *owner);
 const char *cused_runtime_held_name(int i);
 
 /* glue.c: the version's layout of an LRU item and of a binder_alloc */

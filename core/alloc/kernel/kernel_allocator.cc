@@ -342,9 +342,19 @@ void KernelAllocator::punch_page(std::size_t index) {
   if (by_shrinker) trace::emit_since(since, TraceEventType::kPageReclaim, options_.pid, index);
 }
 
-void KernelAllocator::lru_link(std::size_t index) { lru_.add(pages_[index]); }
-void KernelAllocator::lru_unlink(std::size_t index) { lru_.remove(pages_[index]); }
-void KernelAllocator::lru_isolate(std::size_t index) { lru_.isolate(pages_[index]); }
+// The file's LRU items are per struct page (6.14 on), cused's per index: a file that holds two
+// pages at one index (a broken patch, tests/kernel-designs/patches/7.2-negative-*) links the
+// index twice or unlinks it once too often. cused's view keeps one link per index and the daemon
+// keeps running; the checks (contents, leaks, WARN_ON) report what the file did.
+void KernelAllocator::lru_link(std::size_t index) {
+  if (!lru_.on_lru(pages_[index])) lru_.add(pages_[index]);
+}
+void KernelAllocator::lru_unlink(std::size_t index) {
+  if (lru_.on_lru(pages_[index])) lru_.remove(pages_[index]);
+}
+void KernelAllocator::lru_isolate(std::size_t index) {
+  if (lru_.on_lru(pages_[index])) lru_.isolate(pages_[index]);
+}
 
 void KernelAllocator::trace(cused_ktrace event, std::size_t index) const {
   if (!trace::enabled()) return;
@@ -365,22 +375,13 @@ void KernelAllocator::report(cused_kreport kind, const char* text) {
   const std::string line = std::string("kernel ") + object_.name + ": " + text;
   std::fprintf(stderr, "cused: %s\n", line.c_str());
   std::lock_guard guard(reports_mutex_);
-  switch (kind) {
-    case CUSED_KREPORT_WARN:
-    case CUSED_KREPORT_BUG:
-      ++reports_.warn;
-      break;
-    case CUSED_KREPORT_ATOMIC_SLEEP:
-      ++reports_.atomic_sleep;
-      break;
-    case CUSED_KREPORT_LEAK:
-      ++reports_.leak;
-      break;
-    case CUSED_KREPORT_LOCK_LEAK:
-      ++reports_.lock_leak;
-      break;
-  }
-  if (reports_.first.size() < KernelReports::kKeptReports) reports_.first.push_back(line);
+  unsigned long& count = kind == CUSED_KREPORT_ATOMIC_SLEEP ? reports_.atomic_sleep
+                         : kind == CUSED_KREPORT_LEAK       ? reports_.leak
+                         : kind == CUSED_KREPORT_LOCK_LEAK  ? reports_.lock_leak
+                                                            : reports_.warn;  // WARN_ON, BUG_ON
+  // The first of each kind is kept even when others filled the list.
+  if (++count == 1 || reports_.first.size() < KernelReports::kKeptReports)
+    reports_.first.push_back(line);
 }
 
 KernelReports KernelAllocator::reports() const {

@@ -37,7 +37,8 @@ struct KernelReports {
   unsigned long atomic_sleep = 0;
   unsigned long leak = 0;
   unsigned long lock_leak = 0;
-  std::vector<std::string> first;  // the first reports' texts (at most kKeptReports)
+  // The first reports' texts: at most kKeptReports, and the first of each kind.
+  std::vector<std::string> first;
   static constexpr std::size_t kKeptReports = 16;
 };
 

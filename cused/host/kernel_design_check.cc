@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "cused/host/kernel_design_check.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/alloc/designs/registry.h"
+#include "core/alloc/kernel/kernel_design.h"
+#include "core/alloc/variant.h"
+#include "cused/host/allocation_stress.h"
+#include "cused/host/kernel_design_loader.h"
+#include "cused/host/run_program.h"
+
+namespace fs = std::filesystem;
+
+namespace cused::host {
+namespace {
+
+// What a kernel design is built from (kernel_design_loader.h): a patched copy needs no more.
+// Symlinks are copied as such: tools/include has one that points outside tools/.
+constexpr const char* kTreeParts[] = {"drivers/android", "tools/lib/rbtree.c", "tools/include",
+                                      "Makefile", ".version"};
+
+// A scratch copy of `tree`'s parts under the cache, removed when the check is done (the object
+// built from it stays cached under its sources' hash).
+class ScratchTree {
+ public:
+  explicit ScratchTree(const fs::path& cache) {
+    fs::create_directories(cache);
+    std::string pattern = (cache / "patched-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make " + pattern);
+    path_ = pattern;
+  }
+  ~ScratchTree() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchTree(const ScratchTree&) = delete;
+  ScratchTree& operator=(const ScratchTree&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Copies `tree`'s parts into `scratch` and applies `patches`; false with `error` set.
+bool patch_copy(const fs::path& tree, const std::vector<fs::path>& patches, const fs::path& scratch,
+                std::string& error) {
+  std::error_code ec;
+  for (const char* part : kTreeParts) {
+    if (!fs::exists(tree / part)) continue;
+    fs::create_directories((scratch / part).parent_path(), ec);
+    fs::copy(tree / part, scratch / part,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+    if (ec) {
+      error = "cannot copy " + (tree / part).string() + ": " + ec.message();
+      return false;
+    }
+  }
+  const fs::path log = scratch / "patch.log";
+  for (const fs::path& patch : patches) {
+    if (!run_program({"patch", "-p1", "-s", "-N", "-d", scratch.string(), "-i",
+                      fs::absolute(patch).string()},
+                     log)) {
+      error = patch.string() + " does not apply to " + tree.string() + ":\n" + read_text(log);
+      return false;
+    }
+  }
+  return true;
+}
+
+// What the workload's run told the parent: its numbers, and the kernel's reports (the daemon's
+// "cused: kernel ..." lines on stderr, which the child wrote to `log`).
+struct ChildRun {
+  int status = 0;  // waitpid's
+  bool finished = false;
+  long ops = 0, lost = 0, unexpected = 0;
+  unsigned long long reclaimed = 0;
+  std::vector<std::string> reports;
+  std::string last_words;  // the child's last other line on stderr
+};
+
+// Runs the workload in a child process: a file whose bug corrupts memory takes the child down,
+// as a kernel oops takes the task, and the verdict says so. The parent has no other thread here
+// (the workload's threads are the child's), so the fork is safe.
+ChildRun run_workload(core::alloc::LockVariant lock, const DesignCheckOptions& options,
+                      const fs::path& log) {
+  ChildRun run;
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) dup2(fd, 2);
+    AllocationStressOptions stress;
+    stress.threads = options.threads;
+    stress.duration = options.duration;
+    const AllocationStressOutcome outcome =
+        run_allocation_stress({lock, core::alloc::PageTableVariant::eager}, stress);
+    const std::string numbers = fmt::format("{} {} {} {}\n", outcome.ops, outcome.lost,
+                                            outcome.unexpected_errors, outcome.shrinker.pages);
+    (void)!write(pipe_fds[1], numbers.data(), numbers.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string numbers;
+  char chunk[256];
+  for (ssize_t n; (n = read(pipe_fds[0], chunk, sizeof(chunk))) != 0;)
+    if (n > 0)
+      numbers.append(chunk, n);
+    else if (errno != EINTR)
+      break;
+  close(pipe_fds[0]);
+  while (waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+  }
+  run.finished = std::sscanf(numbers.c_str(), "%ld %ld %ld %llu", &run.ops, &run.lost,
+                             &run.unexpected, &run.reclaimed) == 4;
+  std::istringstream lines(read_text(log));
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("cused: kernel"))
+      run.reports.push_back(line.substr(7));
+    else if (!line.empty())
+      run.last_words = line;  // e.g. glibc's "free(): invalid pointer" before an abort
+  return run;
+}
+
+// The check of the reports that contain one of `markers`.
+CheckResult counted(const char* name, const std::vector<std::string>& reports,
+                    std::initializer_list<const char*> markers) {
+  CheckResult result{name, CheckOutcome::pass, 0, ""};
+  for (const std::string& line : reports)
+    for (const char* marker : markers)
+      if (line.find(marker) != std::string::npos) {
+        if (result.count++ == 0) result.first = line;
+        break;
+      }
+  if (result.count > 0) result.outcome = CheckOutcome::fail;
+  return result;
+}
+
+// A leak report that is exactly the documented lost install race of 7.x (docs/kernel-designs.md,
+// "Found"): every leaked page one that get_user_pages_remote returned after vm_insert_page
+// answered -EBUSY.
+bool lost_install_race(const std::string& line) {
+  static const std::regex race(
+      R"((\d+) page\(s\) still referenced after binder_alloc_deferred_release \(vm_insert_page )"
+      R"(answered -EBUSY (\d+) time\(s\), get_user_pages_remote returned (\d+) page\(s\)\))");
+  std::smatch m;
+  return std::regex_search(line, m, race) && m[1] == m[2] && m[1] == m[3];
+}
+
+CheckResult leak_check(const std::vector<std::string>& reports) {
+  CheckResult result = counted(kCheckLeak, reports, {"still referenced"});
+  bool all_known = true;
+  for (const std::string& line : reports)
+    if (line.find("still referenced") != std::string::npos)
+      all_known = all_known && lost_install_race(line);
+  if (result.count > 0 && all_known) {
+    result.outcome = CheckOutcome::known;
+    result.first += " [the lost install race of docs/kernel-designs.md, \"Found\"]";
+  }
+  return result;
+}
+
+CheckResult contents_check(const ChildRun& run) {
+  CheckResult result{kCheckContents, CheckOutcome::pass,
+                     static_cast<unsigned long>(run.lost + run.unexpected), ""};
+  if (!run.finished) {
+    result.outcome = CheckOutcome::fail;
+    result.first = WIFSIGNALED(run.status)
+                       ? fmt::format(
+                             "the workload died of {} (a use-after-free or corruption in "
+                             "the file, as a kernel oops){}",
+                             strsignal(WTERMSIG(run.status)),
+                             run.last_words.empty() ? "" : ": " + run.last_words)
+                       : "the workload did not finish";
+  } else if (run.lost > 0) {
+    result.first = fmt::format("{} of {} buffers read back other than written", run.lost, run.ops);
+  } else if (run.unexpected > 0) {
+    result.first = fmt::format("{} allocations failed other than with -ENOSPC", run.unexpected);
+  } else if (run.reclaimed == 0) {
+    // Without reclaim during the run the check proved nothing.
+    result.first = "the shrinker reclaimed no page during the run";
+  }
+  if (!result.first.empty()) result.outcome = CheckOutcome::fail;
+  return result;
+}
+
+const char* outcome_text(CheckOutcome outcome) {
+  switch (outcome) {
+    case CheckOutcome::pass:
+      return "pass";
+    case CheckOutcome::fail:
+      return "FAIL";
+    case CheckOutcome::known:
+      return "finding";
+    case CheckOutcome::not_done:
+      return "not done";
+  }
+  return "?";
+}
+
+DesignVerdict run_checks(const std::string& name, const DesignCheckOptions& options,
+                         const fs::path& log) {
+  DesignVerdict verdict;
+  verdict.design = name;
+  const core::alloc::LockVariant lock = *core::alloc::parse_lock_variant(name);
+  verdict.version = core::alloc::kernel_object_of(lock)->abi->kernel_version;
+  const ChildRun run = run_workload(lock, options, log);
+  verdict.ops = run.ops;
+  verdict.reclaimed = run.reclaimed;
+  verdict.checks.push_back(counted(kCheckAtomicSleep, run.reports, {"sleeping function called"}));
+  verdict.checks.push_back(counted(kCheckWarn, run.reports, {"WARNING:", "kernel BUG"}));
+  verdict.checks.push_back(counted(kCheckLockHeld, run.reports, {"returned holding"}));
+  verdict.checks.push_back(leak_check(run.reports));
+  verdict.checks.push_back(contents_check(run));
+  verdict.checks.push_back({kCheckLockOrder, CheckOutcome::not_done, 0,
+                            "lockdep's lock-order rule is not in the shim yet (issue 45)"});
+  return verdict;
+}
+
+}  // namespace
+
+bool DesignVerdict::passed() const {
+  for (const CheckResult& check : checks)
+    if (check.outcome == CheckOutcome::fail) return false;
+  return true;
+}
+
+const CheckResult& DesignVerdict::check(const std::string& name) const {
+  for (const CheckResult& check : checks)
+    if (check.name == name) return check;
+  throw std::out_of_range("no check " + name);
+}
+
+static std::optional<DesignVerdict> check_kernel_design_or_throw(const DesignCheckOptions& options,
+                                                                 std::string& error) {
+  enable_kernel_designs();
+  const KernelDesignPaths paths = kernel_design_paths();
+  const std::string spec =
+      options.tree.starts_with("kernel:") ? options.tree.substr(7) : options.tree;
+  auto tree = kernel_tree_of("kernel:" + spec, paths, error);
+  if (!tree) return std::nullopt;
+  std::optional<ScratchTree> scratch;
+  std::string name = "kernel:" + spec;
+  if (!options.patches.empty()) {
+    scratch.emplace(paths.cache);
+    if (!patch_copy(*tree, options.patches, scratch->path(), error)) return std::nullopt;
+    name = "kernel:" + scratch->path().string();
+  }
+  if (!core::alloc::parse_lock_variant(name)) {
+    error = core::alloc::last_resolve_error();
+    return std::nullopt;
+  }
+  std::error_code ec;
+  fs::create_directories(paths.cache, ec);
+  const fs::path log = paths.cache / fmt::format("check-design-{}.log", getpid());
+  DesignVerdict verdict = run_checks(name, options, log);
+  fs::remove(log, ec);
+  verdict.design = "kernel:" + spec;
+  // The scratch copy is gone after the check (and the cached object may be that of an earlier
+  // copy): the reports name the tree they came from.
+  if (scratch) {
+    const std::regex copy((paths.cache / "patched-").string() + "[A-Za-z0-9]{6}");
+    for (CheckResult& check : verdict.checks)
+      check.first = std::regex_replace(check.first, copy, tree->string() + "+patches");
+  }
+  for (const fs::path& patch : options.patches) verdict.patches.push_back(patch.filename());
+  return verdict;
+}
+
+std::optional<DesignVerdict> check_kernel_design(const DesignCheckOptions& options,
+                                                 std::string& error) {
+  try {
+    return check_kernel_design_or_throw(options, error);
+  } catch (const std::exception& e) {  // the scratch folder, the pipe or the fork failed
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
+std::string format_verdict(const DesignVerdict& verdict) {
+  std::string text = fmt::format("check-design {}: Linux {}", verdict.design, verdict.version);
+  for (const std::string& patch : verdict.patches) text += " + " + patch;
+  text += fmt::format(
+      "\n{} allocations by client-shaped threads, {} pages reclaimed by the "
+      "shrinker meanwhile\n\n",
+      verdict.ops, verdict.reclaimed);
+  text += fmt::format("{:<40} {:<9} {:>7}  {}\n", "check", "verdict", "reports", "first report");
+  for (const CheckResult& check : verdict.checks)
+    text += fmt::format("{:<40} {:<9} {:>7}  {}\n", check.name, outcome_text(check.outcome),
+                        check.count, check.first.empty() ? "-" : check.first);
+  text += fmt::format("\nverdict: {}\n", verdict.passed() ? "PASS" : "FAIL");
+  return text;
+}
+
+}  // namespace cused::host

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Runs a program to its end, its output appended to a log file: the compiler for a kernel
+// design (kernel_design_loader.h), patch(1) for a patched tree (kernel_design_check.h).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cused::host {
+
+// Runs `argv` (argv[0] looked up in PATH), stdout and stderr appended to `log`; true when it
+// exits 0.
+bool run_program(const std::vector<std::string>& argv, const std::filesystem::path& log);
+
+}  // namespace cused::host
