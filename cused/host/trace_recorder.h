@@ -67,7 +67,7 @@ class TraceRecorder final : public TaskStateSink {
   // Moves what the rings hold into the backlog (up to its cap unless `all`), and their drops into
   // the summary.
   void collect(bool all);
-  // Writes the backlog. Unless `all`, events of the last 50 ms wait for the next pass: a thread
+  // Writes the backlog. Unless `all`, events of the last second wait for the next pass: a thread
   // may still be pushing an event stamped before the newest one collected.
   void write_out(bool all);
   void write_line(const TraceRecord& record);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -357,6 +358,29 @@ TEST_F(PageEventsTest, AShrinkerPassReclaimsPagesWithTheirDurations) {
   EXPECT_GT(passes[0].fields[3], 0u) << "ns";
   EXPECT_EQ(types(sink.events()).back(), TraceEventType::kShrinkerPass);
   proc.alloc->free_buffer(*live);
+}
+
+// The stress loop's walks over an empty LRU are no event (the kernel scans no shrinker whose
+// count is 0); a walk that pressure or a shrink request asked for is one, empty or not.
+TEST_F(PageEventsTest, AnEmptyUnaskedShrinkerPassIsNoEvent) {
+  Shrinker shrinker(lru);
+  {
+    RecordingSink sink;
+    const ReclaimResult result = shrinker.reclaim(false);
+    ASSERT_EQ(result.pages + result.skipped, 0u);
+    EXPECT_TRUE(sink.of_type(TraceEventType::kShrinkerPass).empty());
+  }
+  {
+    RecordingSink sink;
+    shrinker.reclaim(true);
+    EXPECT_EQ(sink.of_type(TraceEventType::kShrinkerPass).size(), 1u) << "under pressure";
+  }
+  {
+    RecordingSink sink;
+    std::vector<std::promise<ReclaimResult>> requests(1);
+    shrinker.reclaim(false, std::move(requests));
+    EXPECT_EQ(sink.of_type(TraceEventType::kShrinkerPass).size(), 1u) << "asked for";
+  }
 }
 
 }  // namespace
