@@ -253,7 +253,12 @@ TEST(LockTrace, AShortUncontendedHoldEmitsNothing) {
     lock.lock();
     lock.unlock();
   }
-  EXPECT_TRUE(sink.events().empty());
+  // A hold the scheduler stretched past kLongHold (a loaded machine switches this thread out) is
+  // long and emitted, rightly; no hold shorter than that is.
+  for (const TraceEvent& event : sink.events()) {
+    EXPECT_EQ(event.type, TraceEventType::kLockReleased);
+    EXPECT_GE(event.fields[3], std::chrono::nanoseconds(LockTrace::kLongHold).count());
+  }
 }
 
 // A failed try_lock (the shrinker's) waits for nothing: only the holder's long hold is emitted.
