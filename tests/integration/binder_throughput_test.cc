@@ -106,8 +106,10 @@ TEST_F(BinderThroughputTest, S3_5_LegacyRunReportsEveryFieldAndThreeIoctlsPerCal
   auto report = run({});
   expect_complete(report);
   // The precise P50 lies in the bucket whose midpoint the old line prints (-m's default 50 ms
-  // over 128 buckets: 0.390625 ms wide).
-  EXPECT_LE(std::abs(report.precise_p50_us / 1e3 - report.p50), 0.390625 / 2 * 1.004)
+  // over 128 buckets: 0.390625 ms wide), give or take its own 0.4 % (a P50 of 780.288 us, within
+  // 0.4 % of the bucket from 781.25 us, was once named that bucket: 0.196274 ms from its midpoint).
+  EXPECT_LE(std::abs(report.precise_p50_us / 1e3 - report.p50),
+            0.390625 / 2 + report.precise_p50_us / 1e3 * 0.004)
       << report.precise_p50_us << " us against the bucket at " << report.p50 << " ms";
   EXPECT_GE(report.ioctls_per_transaction, 2.9);
   EXPECT_LE(report.ioctls_per_transaction, 3.2);
