@@ -92,8 +92,14 @@ TEST(AbBlocks, EachBlockHasAFreshSetupThatIsStoppedAfterIt) {
 // setup has created $CUSED_AB_READY (tools/reproduce's blocks: servicemanagers registered and
 // the background load started), and a setup that never does is an error naming the file.
 TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
+  // The setup names its ready file in the scratch directory before it creates it, so that the
+  // test looks at this experiment's file only: other binder-ab runs (the suite runs in
+  // parallel) make ready files of their own in the same temporary directory.
+  auto dir = test_dirs::scratch_dir("cused-ab-ready-");
   BlockPlan plan{.blocks = 2,
-                 .setup = "sleep 0.5; echo $CUSED_AB_BLOCK > \"$CUSED_AB_READY\"; exec sleep 60",
+                 .setup = "echo \"$CUSED_AB_READY\" > " + dir.string() +
+                          "/name-$CUSED_AB_BLOCK; sleep 0.5; echo $CUSED_AB_BLOCK > "
+                          "\"$CUSED_AB_READY\"; exec sleep 60",
                  .ready_limit = 20s,
                  .setup_signals_ready = true};
   int prepared = 0;
@@ -102,17 +108,13 @@ TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
     return std::pair{Variant{}, Variant{}};
   };
   std::vector<std::string> ready_files;
-  // binder-ab's files are block-K in a directory of its own; one that another binder-ab left in
-  // the temporary directory (a run that was killed) is not this experiment's.
-  const auto left_before = test_dirs::binder_ab_directories();
   auto pairs = [&](const Variant&, const Variant&, const Schedule&, int block) {
-    std::string found;
-    for (const auto& directory : test_dirs::binder_ab_directories())
-      if (!left_before.contains(directory) &&
-          std::filesystem::exists(directory / fmt::format("block-{}", block)))
-        found = (directory / fmt::format("block-{}", block)).string();
-    EXPECT_FALSE(found.empty()) << "block " << block << " measured before its ready file";
-    ready_files.push_back(found);
+    std::string name = read_text(dir / fmt::format("name-{}", block));
+    if (!name.empty() && name.back() == '\n') name.pop_back();
+    EXPECT_TRUE(name.ends_with(fmt::format("/block-{}", block))) << name;
+    EXPECT_EQ(read_text(name), fmt::format("{}\n", block))
+        << "block " << block << " measured before its ready file";
+    ready_files.push_back(name);
     Measurements m;
     for (int i = 0; i < kMinPairsPerBlock; ++i) {
       m.a.push_back(100);
@@ -134,6 +136,7 @@ TEST(AbBlocks, ASetupThatSignalsIsWaitedForUntilItsReadyFile) {
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("has not created"), std::string::npos) << error.what();
   }
+  std::filesystem::remove_all(dir);
 }
 
 // A setup that ends before its devices answer is an error naming its exit status, not a block.
