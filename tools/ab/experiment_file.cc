@@ -7,6 +7,8 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
@@ -151,12 +153,41 @@ int parse_realtime(const std::string& text, const std::string& path) {
       fmt::format("{}: \"{}\" is not off, fifo or fifo:PRIO (PRIO 1 to 99)", path, text));
 }
 
-WorkloadProgram parse_program(const std::string& name) {
-  if (name == "binder-throughput") return WorkloadProgram::binder_throughput;
-  if (name == "binderThroughputTest") return WorkloadProgram::binder_throughput_test;
-  if (name == "binder-sendvec") return WorkloadProgram::binder_sendvec;
-  if (name == "binder-messaging") return WorkloadProgram::binder_messaging;
-  return WorkloadProgram::command;
+// The spellings a file uses, each once: parsing, and the lists the refusals print, come from
+// these tables.
+template <typename Value>
+struct Named {
+  std::string_view name;
+  Value value;
+};
+
+constexpr Named<WorkloadProgram> kPrograms[] = {
+    {"binder-throughput", WorkloadProgram::binder_throughput},
+    {"binderThroughputTest", WorkloadProgram::binder_throughput_test},
+    {"binder-sendvec", WorkloadProgram::binder_sendvec},
+    {"binder-messaging", WorkloadProgram::binder_messaging},
+    {"command", WorkloadProgram::command},
+};
+
+constexpr Named<LatencyPercentile> kPercentiles[] = {
+    {"p50", LatencyPercentile::p50},
+    {"p90", LatencyPercentile::p90},
+    {"p99", LatencyPercentile::p99},
+    {"p99.9", LatencyPercentile::p999},
+};
+
+template <typename Value, std::size_t N>
+std::vector<std::string> names_of(const Named<Value> (&table)[N]) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.name);
+  return names;
+}
+
+template <typename Value, std::size_t N>
+Value value_named(const Named<Value> (&table)[N], std::string_view name) {
+  for (const auto& entry : table)
+    if (entry.name == name) return entry.value;
+  throw std::logic_error("no entry named " + std::string(name));
 }
 
 std::vector<std::string> parse_command(ObjectReader& reader) {
@@ -183,10 +214,8 @@ std::vector<std::string> parse_command(ObjectReader& reader) {
 ExperimentWorkload parse_workload(const ExperimentJson& json) {
   ObjectReader reader(json, "workload");
   ExperimentWorkload workload;
-  workload.program = parse_program(reader.choice("program",
-                                                 {"binder-throughput", "binderThroughputTest",
-                                                  "binder-sendvec", "binder-messaging", "command"},
-                                                 "binder-throughput"));
+  workload.program =
+      value_named(kPrograms, reader.choice("program", names_of(kPrograms), "binder-throughput"));
   if (workload.program == WorkloadProgram::command) workload.command = parse_command(reader);
   workload.workers = static_cast<int>(reader.integer("workers", 1, 64, 2));
   workload.iterations = static_cast<int>(reader.integer("iterations", 1, 10'000'000, 1000));
@@ -256,12 +285,12 @@ ExperimentPublished parse_published(const ExperimentJson& json) {
 }
 
 LatencyPercentile parse_percentile(const ExperimentJson& value, const std::string& path) {
-  if (value == "p50") return LatencyPercentile::p50;
-  if (value == "p90") return LatencyPercentile::p90;
-  if (value == "p99") return LatencyPercentile::p99;
-  if (value == "p99.9") return LatencyPercentile::p999;
+  for (const auto& [name, percentile] : kPercentiles)
+    if (value == name) return percentile;
+  std::vector<std::string> quoted;
+  for (const auto& name : names_of(kPercentiles)) quoted.push_back(fmt::format("\"{}\"", name));
   throw ExperimentError(
-      fmt::format("{}: {} is not one of \"p50\", \"p90\", \"p99\", \"p99.9\"", path, value.dump()));
+      fmt::format("{}: {} is not one of {}", path, value.dump(), fmt::join(quoted, ", ")));
 }
 
 std::vector<LatencyPercentile> parse_latency(ObjectReader& reader) {
@@ -269,8 +298,9 @@ std::vector<LatencyPercentile> parse_latency(ObjectReader& reader) {
   const auto& value = reader.raw("latency");
   if (value.is_boolean()) {
     if (!value.get<bool>()) return {};
-    return {LatencyPercentile::p50, LatencyPercentile::p90, LatencyPercentile::p99,
-            LatencyPercentile::p999};
+    std::vector<LatencyPercentile> all;
+    for (const auto& entry : kPercentiles) all.push_back(entry.value);
+    return all;
   }
   if (!value.is_array())
     throw ExperimentError(fmt::format(
@@ -322,20 +352,6 @@ std::string cell_word(const ExperimentJson& value) {
 }
 
 }  // namespace
-
-std::string percentile_name(LatencyPercentile percentile) {
-  switch (percentile) {
-    case LatencyPercentile::p50:
-      return "p50";
-    case LatencyPercentile::p90:
-      return "p90";
-    case LatencyPercentile::p99:
-      return "p99";
-    case LatencyPercentile::p999:
-      return "p99.9";
-  }
-  return "?";
-}
 
 Experiment parse_experiment(const ExperimentJson& file) {
   ObjectReader reader(file, "");

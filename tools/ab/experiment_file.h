@@ -124,6 +124,4 @@ ExperimentJson read_experiment_file(const std::string& path);
 // install_latency_us, then the real-time condition's priority=android.
 std::string effective_variant(const Experiment& experiment, const ExperimentDevice& device);
 
-std::string percentile_name(LatencyPercentile percentile);
-
 }  // namespace cused::tools::ab
