@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/alloc/kernel/kernel_design.h"
+#include "core/alloc/kernel/kernel_runtime.h"
 #include "cused/host/run_program.h"
 
 #ifndef CUSED_KERNEL_SHIM_DIR
@@ -230,6 +231,7 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                            android.string(),
                            (android / "binder_alloc.c").string(),
                            (paths.shim / "runtime.c").string(),
+                           (paths.shim / "lockdep.c").string(),
                            (paths.shim / "glue.c").string(),
                            (work / "rbtree.o").string(),
                            "-o",
@@ -291,6 +293,10 @@ const core::alloc::Design* resolve(std::string_view name, std::string& error) {
 
 }  // namespace
 
-void enable_kernel_designs() { core::alloc::set_design_resolver(&resolve); }
+void enable_kernel_designs() {
+  core::alloc::set_design_resolver(&resolve);
+  // The opt-in for a daemon or a suite (cused check-design turns it on itself).
+  if (env_or("CUSED_KERNEL_LOCKDEP", "") == "1") core::alloc::set_kernel_lockdep(true);
+}
 
 }  // namespace cused::host

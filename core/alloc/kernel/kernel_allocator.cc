@@ -292,6 +292,10 @@ void KernelAllocator::release() {
       sync::LockGuard guard(lru_.lock());
       if (reclaims_in_flight_ == 0) {
         detached_ = true;
+        // After a BUG the file's release did not run (cused/kernel_shim/glue.c): its pages are
+        // still on the LRU, which must not keep this allocator's.
+        for (Page& page : pages_)
+          if (lru_.on_lru(page)) lru_.remove(page);
         break;
       }
     }
@@ -378,6 +382,7 @@ void KernelAllocator::report(cused_kreport kind, const char* text) {
   unsigned long& count = kind == CUSED_KREPORT_ATOMIC_SLEEP ? reports_.atomic_sleep
                          : kind == CUSED_KREPORT_LEAK       ? reports_.leak
                          : kind == CUSED_KREPORT_LOCK_LEAK  ? reports_.lock_leak
+                         : kind == CUSED_KREPORT_LOCK_ORDER ? reports_.lock_order
                                                             : reports_.warn;  // WARN_ON, BUG_ON
   // The first of each kind is kept even when others filled the list.
   if (++count == 1 || reports_.first.size() < KernelReports::kKeptReports)
