@@ -83,6 +83,13 @@ bool alloc_lock_is_spinlock(const fs::path& header) {
   return std::regex_search(read_file(header).value_or(""), field);
 }
 
+#ifdef CUSED_KERNEL_SANITIZE
+const std::string kSanitize = CUSED_KERNEL_SANITIZE;
+#else
+#define CUSED_KERNEL_CC "cc"
+const std::string kSanitize;
+#endif
+
 std::vector<std::string> split_words(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -114,7 +121,8 @@ KernelDesignPaths kernel_design_paths() {
     cache = base + "/cused/kernel-designs";
   }
   paths.cache = cache;
-  paths.cc = env_or("CC", "cc");
+  // A sanitized cused builds with its own compiler: another's sanitizer runtime would not match.
+  paths.cc = kSanitize.empty() ? env_or("CC", "cc") : std::string(CUSED_KERNEL_CC);
   return paths;
 }
 
@@ -159,8 +167,16 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
   const std::string version_code =
       std::to_string((major << 16) + (minor << 8) + std::min(sub, 255));
   const std::vector<std::string> cc = split_words(paths.cc);
-  const std::vector<std::string> flags = {"-std=gnu11",          "-O2",      "-g",   "-fPIC",
-                                          "-fvisibility=hidden", "-pthread", "-Wall"};
+  std::vector<std::string> flags = {"-std=gnu11",          "-O2",      "-g",   "-fPIC",
+                                    "-fvisibility=hidden", "-pthread", "-Wall"};
+  // cused's own sanitizers on the file too; the sanitizer's runtime is the executable's, so the
+  // object keeps those symbols undefined (no -z defs).
+  if (!kSanitize.empty()) {
+    flags.push_back("-fsanitize=" + kSanitize);
+    flags.push_back("-fno-omit-frame-pointer");
+  }
+  for (const std::string& flag : split_words(env_or("CUSED_KERNEL_CFLAGS", "")))
+    flags.push_back(flag);
 
   Hash hash;
   hash.add(std::to_string(CUSED_KABI_VERSION));
@@ -215,8 +231,8 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                  (tree / "tools/lib/rbtree.c").string(), "-o", (work / "rbtree.o").string()});
   std::vector<std::string> link = cc;
   link.insert(link.end(), flags.begin(), flags.end());
+  if (kSanitize.empty()) link.push_back("-Wl,-z,defs");
   link.insert(link.end(), {"-shared",
-                           "-Wl,-z,defs",
                            "-DKBUILD_MODNAME=\"binder\"",
                            "-DCUSED_LINUX_VERSION_CODE=" + version_code,
                            "-DCUSED_ALLOC_SPINLOCK=" + alloc_spinlock,
