@@ -139,7 +139,10 @@ struct cused_kabi {
 
 	void (*buf_info)(struct cused_kproc *proc, const struct cused_kbuf *buf,
 			 struct cused_kbuf_info *info);
-	void (*buf_set)(struct cused_kbuf *buf, enum cused_kbuf_field field, uint32_t value);
+	/* Under the allocator's lock: the field shares its word with `free`, which the file's tree
+	 * walks read under that lock (TSan saw the race when it was set without it). */
+	void (*buf_set)(struct cused_kproc *proc, struct cused_kbuf *buf,
+			enum cused_kbuf_field field, uint32_t value);
 	/* cused's handle of the buffer, stored in the buffer. */
 	void (*buf_set_cookie)(struct cused_kbuf *buf, void *cookie);
 

@@ -83,11 +83,12 @@ bool alloc_lock_is_spinlock(const fs::path& header) {
   return std::regex_search(read_file(header).value_or(""), field);
 }
 
+// Constants, not std::strings: the tests build objects from static initializers of other files.
 #ifdef CUSED_KERNEL_SANITIZE
-const std::string kSanitize = CUSED_KERNEL_SANITIZE;
+constexpr std::string_view kSanitize = CUSED_KERNEL_SANITIZE;
 #else
 #define CUSED_KERNEL_CC "cc"
-const std::string kSanitize;
+constexpr std::string_view kSanitize;
 #endif
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -172,7 +173,7 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
   // cused's own sanitizers on the file too; the sanitizer's runtime is the executable's, so the
   // object keeps those symbols undefined (no -z defs).
   if (!kSanitize.empty()) {
-    flags.push_back("-fsanitize=" + kSanitize);
+    flags.push_back("-fsanitize=" + std::string(kSanitize));
     flags.push_back("-fno-omit-frame-pointer");
   }
   for (const std::string& flag : split_words(env_or("CUSED_KERNEL_CFLAGS", "")))

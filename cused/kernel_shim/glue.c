@@ -397,10 +397,14 @@ static void glue_buf_info(struct cused_kproc *proc, const struct cused_kbuf *buf
 	info->cookie = (void *)buffer->target_node;
 }
 
-static void glue_buf_set(struct cused_kbuf *buf, enum cused_kbuf_field field, uint32_t value)
+static void glue_buf_set(struct cused_kproc *proc, struct cused_kbuf *buf,
+			 enum cused_kbuf_field field, uint32_t value)
 {
 	struct binder_buffer *buffer = (struct binder_buffer *)buf;
 
+	if (dead(proc))
+		return;
+	alloc_lock(&proc->alloc);
 	switch (field) {
 	case CUSED_KBUF_DEBUG_ID:
 		buffer->debug_id = value;
@@ -412,6 +416,7 @@ static void glue_buf_set(struct cused_kbuf *buf, enum cused_kbuf_field field, ui
 		buffer->allow_user_free = !!value;
 		break;
 	}
+	alloc_unlock(&proc->alloc);
 }
 
 /* binder.c's pointer from a buffer to its node carries cused's handle of the buffer: the file
