@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define CUSED_KABI_VERSION 1
+#define CUSED_KABI_VERSION 2
 
 /* What a cused lock stands for in the kernel's file. */
 enum cused_klock_kind {
@@ -45,10 +45,11 @@ enum cused_ktrace {
 /* What the kernel's debug options would have printed (docs/kernel-designs.md, "Checks"). */
 enum cused_kreport {
 	CUSED_KREPORT_WARN,		/* WARN_ON */
-	CUSED_KREPORT_BUG,		/* BUG_ON: the daemon stops, as the kernel's task would */
+	CUSED_KREPORT_BUG,		/* BUG_ON: the call is abandoned, the proc's allocator dead */
 	CUSED_KREPORT_ATOMIC_SLEEP,	/* CONFIG_DEBUG_ATOMIC_SLEEP: might_sleep() under a spinlock */
 	CUSED_KREPORT_LEAK,		/* pages still referenced after the proc's release */
 	CUSED_KREPORT_LOCK_LEAK,	/* a lock still held when the entry point returns */
+	CUSED_KREPORT_LOCK_ORDER,	/* lockdep: two lock classes taken in both orders */
 };
 
 /* cused's side. `owner` is the allocator a proc's calls were made for (struct cused_kproc_init). */
@@ -81,6 +82,9 @@ struct cused_krt {
 	void (*log)(void *owner, int level, const char *line);
 	/* A debug check fired; `text` says what and where. */
 	void (*report)(void *owner, enum cused_kreport kind, const char *text);
+	/* Lockdep's lock-order rule is checked while *lockdep is nonzero (read at each lock; NULL:
+	 * never). Off, it costs one load per lock taken. */
+	const int *lockdep;
 };
 
 struct cused_kproc;	/* one proc's binder_alloc, its mm and its vma */
@@ -135,7 +139,10 @@ struct cused_kabi {
 
 	void (*buf_info)(struct cused_kproc *proc, const struct cused_kbuf *buf,
 			 struct cused_kbuf_info *info);
-	void (*buf_set)(struct cused_kbuf *buf, enum cused_kbuf_field field, uint32_t value);
+	/* Under the allocator's lock: the field shares its word with `free`, which the file's tree
+	 * walks read under that lock (TSan saw the race when it was set without it). */
+	void (*buf_set)(struct cused_kproc *proc, struct cused_kbuf *buf,
+			enum cused_kbuf_field field, uint32_t value);
 	/* cused's handle of the buffer, stored in the buffer. */
 	void (*buf_set_cookie)(struct cused_kbuf *buf, void *cookie);
 

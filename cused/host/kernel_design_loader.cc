@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/alloc/kernel/kernel_design.h"
+#include "core/alloc/kernel/kernel_runtime.h"
 #include "cused/host/patched_kernel_tree.h"
 #include "cused/host/run_program.h"
 #include "cused/host/scratch_directory.h"
@@ -84,6 +85,14 @@ bool alloc_lock_is_spinlock(const fs::path& header) {
   return std::regex_search(read_file(header).value_or(""), field);
 }
 
+// Constants, not std::strings: the tests build objects from static initializers of other files.
+#ifdef CUSED_KERNEL_SANITIZE
+constexpr std::string_view kSanitize = CUSED_KERNEL_SANITIZE;
+#else
+#define CUSED_KERNEL_CC "cc"
+constexpr std::string_view kSanitize;
+#endif
+
 std::vector<std::string> split_words(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -115,7 +124,8 @@ KernelDesignPaths kernel_design_paths() {
     cache = base + "/cused/kernel-designs";
   }
   paths.cache = cache;
-  paths.cc = env_or("CC", "cc");
+  // A sanitized cused builds with its own compiler: another's sanitizer runtime would not match.
+  paths.cc = kSanitize.empty() ? env_or("CC", "cc") : std::string(CUSED_KERNEL_CC);
   return paths;
 }
 
@@ -211,6 +221,14 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
   // A scratch copy's path is gone after the build: reports (WARN_ON's file, the atomic-sleep
   // check's line) name what it was made from instead.
   if (!shown_as.empty()) flags.push_back("-ffile-prefix-map=" + tree.string() + "=" + shown_as);
+  // cused's own sanitizers on the file too; the sanitizer's runtime is the executable's, so the
+  // object keeps those symbols undefined (no -z defs).
+  if (!kSanitize.empty()) {
+    flags.push_back("-fsanitize=" + std::string(kSanitize));
+    flags.push_back("-fno-omit-frame-pointer");
+  }
+  for (const std::string& flag : split_words(env_or("CUSED_KERNEL_CFLAGS", "")))
+    flags.push_back(flag);
 
   Hash hash;
   hash.add(std::to_string(CUSED_KABI_VERSION));
@@ -267,8 +285,8 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                  (tree / "tools/lib/rbtree.c").string(), "-o", (work / "rbtree.o").string()});
   std::vector<std::string> link = cc;
   link.insert(link.end(), flags.begin(), flags.end());
+  if (kSanitize.empty()) link.push_back("-Wl,-z,defs");
   link.insert(link.end(), {"-shared",
-                           "-Wl,-z,defs",
                            "-DKBUILD_MODNAME=\"binder\"",
                            "-DCUSED_LINUX_VERSION_CODE=" + version_code,
                            "-DCUSED_ALLOC_SPINLOCK=" + alloc_spinlock,
@@ -283,6 +301,7 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                            android.string(),
                            (android / "binder_alloc.c").string(),
                            (paths.shim / "runtime.c").string(),
+                           (paths.shim / "lockdep.c").string(),
                            (paths.shim / "glue.c").string(),
                            (work / "rbtree.o").string(),
                            "-o",
@@ -343,6 +362,10 @@ const core::alloc::Design* resolve(std::string_view name, std::string& error) {
 
 }  // namespace
 
-void enable_kernel_designs() { core::alloc::set_design_resolver(&resolve); }
+void enable_kernel_designs() {
+  core::alloc::set_design_resolver(&resolve);
+  // The opt-in for a daemon or a suite (cused check-design turns it on itself).
+  if (env_or("CUSED_KERNEL_LOCKDEP", "") == "1") core::alloc::set_kernel_lockdep(true);
+}
 
 }  // namespace cused::host

@@ -34,6 +34,7 @@ struct cused_kproc {
 	void *owner;
 	struct mm_struct *mm;
 	struct task_struct task;	/* the proc's task, for binder_alloc_init */
+	bool dead;	/* a BUG fired in a call for this proc: its allocator is not called again */
 };
 
 /* ---- the version's layouts ---- */
@@ -82,10 +83,12 @@ static struct list_head *lru_item_of(struct binder_alloc *alloc, size_t index)
 
 /* ---- calls as a task ---- */
 
-/* The task a call runs as: thread group `pid` in the proc's address space. */
+/* The task a call runs as: thread group `pid` in the proc's address space. The call catches a
+ * BUG of the file (runtime.h): the caller then fails the request (oopsed). */
 struct as_task {
 	struct task_struct task;
 	struct task_struct *saved;
+	struct cused_oops_frame oops;
 };
 
 static void enter(struct as_task *as, struct cused_kproc *proc, int pid)
@@ -96,10 +99,12 @@ static void enter(struct as_task *as, struct cused_kproc *proc, int pid)
 	as->task.mm = proc ? proc->mm : NULL;
 	as->saved = current;
 	current = &as->task;
+	cused_oops_catch(&as->oops);
 }
 
 static void leave(struct as_task *as, const char *entry)
 {
+	cused_oops_release(&as->oops);
 	if (cused_runtime_held_locks()) {
 		char text[160];
 		snprintf(text, sizeof(text), "%s returned holding %d lock(s), first %s", entry,
@@ -107,6 +112,24 @@ static void leave(struct as_task *as, const char *entry)
 		cused_rt->report(cused_runtime_owner(), CUSED_KREPORT_LOCK_LEAK, text);
 	}
 	current = as->saved;
+}
+
+/* A BUG abandoned the call (after `setjmp(as->oops.env)` answered nonzero): the kernel would
+ * have killed the calling task and left the proc's allocator locked for good, so every later
+ * call on it would hang. cused releases what the call held and marks the allocator dead: the
+ * caller fails this request and every later one for the proc, and the daemon serves the other
+ * procs on (docs/kernel-designs.md, "The kernel's debug checks"). */
+static void oopsed(struct as_task *as, struct cused_kproc *proc)
+{
+	cused_oops_unwind(&as->oops);
+	current = as->saved;
+	if (proc)
+		__atomic_store_n(&proc->dead, true, __ATOMIC_RELEASE);
+}
+
+static bool dead(const struct cused_kproc *proc)
+{
+	return __atomic_load_n(&proc->dead, __ATOMIC_ACQUIRE);
 }
 
 /* ---- the ABI ---- */
@@ -118,15 +141,32 @@ static int glue_init(const struct cused_krt *rt)
 
 	cused_rt = rt;
 	enter(&as, NULL, 0);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, NULL);
+		return -EIO;
+	}
 	ret = binder_alloc_shrinker_init();
 	leave(&as, "binder_alloc_shrinker_init");
 	return ret;
 }
 
+/* binder_alloc_init as the proc's task; a BUG in it leaves the proc dead from the start. */
+static void init_alloc(struct cused_kproc *proc, int pid)
+{
+	struct as_task as;
+
+	enter(&as, proc, pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		return;
+	}
+	binder_alloc_init(&proc->alloc);
+	leave(&as, "binder_alloc_init");
+}
+
 static struct cused_kproc *glue_proc_new(void *owner, int pid, size_t pages)
 {
 	struct cused_kproc *proc = calloc(1, sizeof(*proc));
-	struct as_task as;
 
 	(void)pages;
 	if (!proc)
@@ -137,9 +177,7 @@ static struct cused_kproc *glue_proc_new(void *owner, int pid, size_t pages)
 		free(proc);
 		return NULL;
 	}
-	enter(&as, proc, pid);
-	binder_alloc_init(&proc->alloc);
-	leave(&as, "binder_alloc_init");
+	init_alloc(proc, pid);
 	return proc;
 }
 
@@ -149,10 +187,16 @@ static int glue_mmap(struct cused_kproc *proc, unsigned long vm_start, size_t le
 	struct as_task as;
 	int ret;
 
+	if (dead(proc))
+		return -ESRCH;
 	vma = cused_vma_new(proc->mm, vm_start, length);
 	if (!vma)
 		return -ENOMEM;
 	enter(&as, proc, proc->alloc.pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		return -ESRCH;	/* the vma stays the mm's; munmap takes it */
+	}
 	mmap_write_lock(proc->mm);
 	if (proc->mm->cused_vma) {
 		/* A second mapping while the first is there: the handler's answer, without it. */
@@ -182,7 +226,13 @@ static void glue_munmap(struct cused_kproc *proc)
 	struct as_task as;
 
 	enter(&as, proc, proc->alloc.pid);
-	binder_alloc_vma_close(&proc->alloc);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		cused_vma_unmap(proc->mm);
+		return;
+	}
+	if (!dead(proc))
+		binder_alloc_vma_close(&proc->alloc);
 	cused_vma_unmap(proc->mm);
 	leave(&as, "binder_alloc_vma_close");
 }
@@ -194,9 +244,22 @@ static void glue_release(struct cused_kproc *proc)
 	long leaked;
 
 	glue_munmap(proc);
-	enter(&as, proc, proc->alloc.pid);
 	mmgrab(mm);	/* for the leak check after the release drops the file's */
 	mmput(mm);	/* the client's address space is gone */
+	if (dead(proc)) {
+		/* The file's state is not to be trusted after a BUG: its buffers and pages are
+		 * left, as a kernel leaves an oopsed task's (its mm reference too). */
+		alloc_lock_destroy(&proc->alloc);
+		free(proc);
+		return;
+	}
+	enter(&as, proc, proc->alloc.pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		alloc_lock_destroy(&proc->alloc);
+		free(proc);
+		return;
+	}
 	binder_alloc_deferred_release(&proc->alloc);
 	leave(&as, "binder_alloc_deferred_release");
 	alloc_lock_destroy(&proc->alloc);
@@ -228,7 +291,16 @@ static struct cused_kbuf *glue_new_buf(struct cused_kproc *proc, size_t data_siz
 	struct binder_buffer *buffer;
 	struct as_task as;
 
+	if (dead(proc)) {
+		*error = -ESRCH;	/* as binder_alloc_new_buf answers for a proc without a vma */
+		return NULL;
+	}
 	enter(&as, proc, pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		*error = -ESRCH;
+		return NULL;
+	}
 #if CUSED_NEW_BUF_HAS_PID
 	buffer = binder_alloc_new_buf(&proc->alloc, data_size, offsets_size, extra_buffers_size,
 				      is_async, pid);
@@ -251,7 +323,16 @@ static struct cused_kbuf *glue_prepare_to_free(struct cused_kproc *proc, unsigne
 	struct binder_buffer *buffer;
 	struct as_task as;
 
+	if (dead(proc)) {
+		*error = -ENOENT;
+		return NULL;
+	}
 	enter(&as, proc, proc->alloc.pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		*error = -ENOENT;
+		return NULL;
+	}
 	buffer = binder_alloc_prepare_to_free(&proc->alloc, user_ptr);
 	leave(&as, "binder_alloc_prepare_to_free");
 	if (IS_ERR_OR_NULL(buffer)) {
@@ -266,7 +347,13 @@ static void glue_free_buf(struct cused_kproc *proc, struct cused_kbuf *buf)
 {
 	struct as_task as;
 
+	if (dead(proc))
+		return;
 	enter(&as, proc, proc->alloc.pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		return;
+	}
 	binder_alloc_free_buf(&proc->alloc, (struct binder_buffer *)buf);
 	leave(&as, "binder_alloc_free_buf");
 }
@@ -274,6 +361,8 @@ static void glue_free_buf(struct cused_kproc *proc, struct cused_kbuf *buf)
 static int glue_copy_to_buffer(struct cused_kproc *proc, struct cused_kbuf *buf, size_t offset,
 			       const void *src, size_t bytes)
 {
+	if (dead(proc))
+		return -EFAULT;
 	return binder_alloc_copy_to_buffer(&proc->alloc, (struct binder_buffer *)buf, offset,
 					   (void *)src, bytes);
 }
@@ -281,6 +370,8 @@ static int glue_copy_to_buffer(struct cused_kproc *proc, struct cused_kbuf *buf,
 static int glue_copy_from_buffer(struct cused_kproc *proc, struct cused_kbuf *buf, size_t offset,
 				 void *dst, size_t bytes)
 {
+	if (dead(proc))
+		return -EFAULT;
 	return binder_alloc_copy_from_buffer(&proc->alloc, dst, (struct binder_buffer *)buf, offset,
 					     bytes);
 }
@@ -306,10 +397,14 @@ static void glue_buf_info(struct cused_kproc *proc, const struct cused_kbuf *buf
 	info->cookie = (void *)buffer->target_node;
 }
 
-static void glue_buf_set(struct cused_kbuf *buf, enum cused_kbuf_field field, uint32_t value)
+static void glue_buf_set(struct cused_kproc *proc, struct cused_kbuf *buf,
+			 enum cused_kbuf_field field, uint32_t value)
 {
 	struct binder_buffer *buffer = (struct binder_buffer *)buf;
 
+	if (dead(proc))
+		return;
+	alloc_lock(&proc->alloc);
 	switch (field) {
 	case CUSED_KBUF_DEBUG_ID:
 		buffer->debug_id = value;
@@ -321,6 +416,7 @@ static void glue_buf_set(struct cused_kbuf *buf, enum cused_kbuf_field field, ui
 		buffer->allow_user_free = !!value;
 		break;
 	}
+	alloc_unlock(&proc->alloc);
 }
 
 /* binder.c's pointer from a buffer to its node carries cused's handle of the buffer: the file
@@ -332,11 +428,15 @@ static void glue_buf_set_cookie(struct cused_kbuf *buf, void *cookie)
 
 static int glue_allocated_count(struct cused_kproc *proc)
 {
+	if (dead(proc))
+		return 0;
 	return binder_alloc_get_allocated_count(&proc->alloc);
 }
 
 static size_t glue_free_async_space(struct cused_kproc *proc)
 {
+	if (dead(proc))
+		return 0;
 	return binder_alloc_get_free_async_space(&proc->alloc);
 }
 
@@ -346,7 +446,13 @@ static void glue_for_each_allocated(struct cused_kproc *proc,
 {
 	struct as_task as;
 
+	if (dead(proc))
+		return;
 	enter(&as, proc, proc->alloc.pid);
+	if (setjmp(as.oops.env)) {
+		oopsed(&as, proc);
+		return;
+	}
 	alloc_lock(&proc->alloc);
 	for (struct rb_node *n = rb_first(&proc->alloc.allocated_buffers); n; n = rb_next(n))
 		visit(ctx, (const struct cused_kbuf *)rb_entry(n, struct binder_buffer, rb_node));
@@ -358,6 +464,8 @@ static void glue_print_pages(struct cused_kproc *proc, void (*emit)(void *, cons
 			     void *ctx)
 {
 	struct seq_file m = { emit, ctx };
+	if (dead(proc))
+		return;
 	binder_alloc_print_pages(&m, &proc->alloc);
 }
 
@@ -365,6 +473,8 @@ static void glue_print_allocated(struct cused_kproc *proc, void (*emit)(void *, 
 				 void *ctx)
 {
 	struct seq_file m = { emit, ctx };
+	if (dead(proc))
+		return;
 	binder_alloc_print_allocated(&m, &proc->alloc);
 }
 
@@ -382,12 +492,21 @@ static int glue_reclaim_page(struct cused_kproc *proc, size_t index)
 	enum lru_status status;
 	struct as_task as;
 
-	if (!lru || !item)
+	if (!lru || !item || dead(proc))
 		return 0;
 	enter(&as, NULL, 0);	/* the shrinker runs as a kernel thread: no mm */
+	if (setjmp(as.oops.env)) {
+		/* The walk's LRU lock stays held (cused's); the file may have dropped it. */
+		oopsed(&as, proc);
+		if (!cused_spin_held(&lru->one.lock))
+			spin_lock(&lru->one.lock);
+		cused_spin_note_released(&lru->one.lock);
+		cused_runtime_charge(NULL);
+		return 0;
+	}
 	cused_runtime_charge(proc->owner);	/* what its checks report is this proc's */
 	/* The walk holds the LRU lock: record it as this thread's. */
-	cused_spin_note_held(&lru->one.lock);
+	cused_spin_note_held(&lru->one.lock, "list_lru_walk (cused's shrinker)");
 #if CUSED_WALK_HAS_LOCK_ARG
 	status = binder_alloc_free_page(item, &lru->one, &lru->one.lock, NULL);
 #else

@@ -7,35 +7,46 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 
 #include "cused_kernel_api.h"
 #include "cused_kernel_abi.h"
+#include "lockdep.h"
 #include "runtime.h"
 
 const struct cused_krt *cused_rt;
 __thread struct task_struct *cused_current_task;
 
-/* ---- the calling thread's held locks: the atomic-context check and the lock-leak check ---- */
+/* ---- the calling thread's held locks: the atomic-context, lock-leak and lock-order checks ---- */
 
 #define HELD_MAX 16
-struct held_lock {
-	const void *lock;
-	const char *name;
-	int spin;
-};
-static __thread struct held_lock held[HELD_MAX];
+static __thread struct cused_held_lock held[HELD_MAX];
 static __thread int held_count;
 static __thread int spin_depth;
 
-static void held_push(const void *lock, const char *name, int spin)
+static void held_push(const struct cused_held_lock *taken)
 {
+	if (cused_lockdep_enabled())
+		cused_lockdep_acquired(held, held_count < HELD_MAX ? held_count : HELD_MAX, taken);
 	if (held_count < HELD_MAX)
-		held[held_count] = (struct held_lock){ lock, name, spin };
+		held[held_count] = *taken;
 	held_count++;
-	spin_depth += spin;
+	spin_depth += taken->spin;
+}
+
+/* A lock taken at the file's `file`:`line`. `key` is its lockdep class (NULL: the lock). */
+static void held_push_at(const void *lock, const void *key, const char *name, const char *file,
+			 int line, enum cused_held_kind kind, bool trylock, void *impl)
+{
+	struct cused_held_lock taken = {
+		.lock = lock, .key = key ? key : lock, .name = name, .file = file, .line = line,
+		.spin = kind == CUSED_HELD_SPIN || (kind == CUSED_HELD_NOTED), .trylock = trylock,
+		.kind = kind, .impl = impl,
+	};
+	held_push(&taken);
 }
 
 static void held_pop(const void *lock)
@@ -66,6 +77,11 @@ void *cused_runtime_owner(void)
 	return current && current->mm ? current->mm->cused_owner : charged_owner;
 }
 
+void cused_runtime_report(enum cused_kreport kind, const char *text)
+{
+	cused_rt->report(cused_runtime_owner(), kind, text);
+}
+
 static void report(enum cused_kreport kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void report(enum cused_kreport kind, const char *fmt, ...)
@@ -76,7 +92,7 @@ static void report(enum cused_kreport kind, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
-	cused_rt->report(cused_runtime_owner(), kind, text);
+	cused_runtime_report(kind, text);
 }
 
 int cused_runtime_held_locks(void)
@@ -94,10 +110,54 @@ void cused_warn(const char *file, int line, const char *cond)
 	report(CUSED_KREPORT_WARN, "WARNING: %s:%d: WARN_ON(%s)", file, line, cond);
 }
 
+/* ---- BUG: the oops, as the kernel's: the task is gone, everyone else carries on ---- */
+
+static __thread struct cused_oops_frame *oops_frame;
+
+void cused_oops_catch(struct cused_oops_frame *frame)
+{
+	frame->held_base = held_count;
+	frame->prev = oops_frame;
+	oops_frame = frame;
+}
+
+void cused_oops_release(struct cused_oops_frame *frame)
+{
+	oops_frame = frame->prev;
+}
+
+/* The locks the abandoned call took are released, last first, so that the daemon's other
+ * threads are not stuck behind them (the kernel's would stay held by the dead task: every
+ * later call into that proc's allocator would hang; cused fails them instead, glue.c). A lock
+ * cused took for the file (the walk's LRU lock) stays with cused. */
+void cused_oops_unwind(struct cused_oops_frame *frame)
+{
+	int top = held_count < HELD_MAX ? held_count : HELD_MAX;
+
+	for (int i = top - 1; i >= frame->held_base; i--) {
+		struct cused_held_lock lock = held[i];
+		if (lock.kind == CUSED_HELD_NOTED)
+			continue;
+		held_pop(lock.lock);
+		if (lock.kind == CUSED_HELD_RWLOCK)
+			pthread_rwlock_unlock(lock.impl);
+		else
+			cused_rt->lock_unlock(lock.impl);
+	}
+	cused_oops_release(frame);
+}
+
+static __attribute__((noreturn)) void oops(void)
+{
+	if (!oops_frame)
+		abort();	/* no call to abandon (a BUG outside the file's entry points) */
+	longjmp(oops_frame->env, 1);
+}
+
 void cused_bug(const char *file, int line, const char *cond)
 {
 	report(CUSED_KREPORT_BUG, "kernel BUG at %s:%d: BUG_ON(%s)", file, line, cond);
-	abort();
+	oops();
 }
 
 void cused_might_sleep(const char *file, int line, const char *what)
@@ -173,16 +233,20 @@ static void *lock_impl(void **impl, int kind, const char *name)
 
 void cused_mutex_lock(struct mutex *lock, const char *file, int line)
 {
+	void *impl = lock_impl(&lock->impl, 0, lock->name);
+
 	cused_might_sleep(file, line, "mutex_lock");
-	cused_rt->lock_lock(lock_impl(&lock->impl, 0, lock->name));
-	held_push(lock, lock->name, 0);
+	cused_rt->lock_lock(impl);
+	held_push_at(lock, lock->key, lock->name, file, line, CUSED_HELD_MUTEX, false, impl);
 }
 
-int cused_mutex_trylock(struct mutex *lock)
+int cused_mutex_trylock(struct mutex *lock, const char *file, int line)
 {
-	if (!cused_rt->lock_trylock(lock_impl(&lock->impl, 0, lock->name)))
+	void *impl = lock_impl(&lock->impl, 0, lock->name);
+
+	if (!cused_rt->lock_trylock(impl))
 		return 0;
-	held_push(lock, lock->name, 0);
+	held_push_at(lock, lock->key, lock->name, file, line, CUSED_HELD_MUTEX, true, impl);
 	return 1;
 }
 
@@ -199,17 +263,21 @@ void cused_mutex_destroy(struct mutex *lock)
 	lock->impl = NULL;
 }
 
-void cused_spin_lock(spinlock_t *lock)
+void cused_spin_lock(spinlock_t *lock, const char *file, int line)
 {
-	cused_rt->lock_lock(lock_impl(&lock->impl, 1, lock->name));
-	held_push(lock, lock->name, 1);
+	void *impl = lock_impl(&lock->impl, 1, lock->name);
+
+	cused_rt->lock_lock(impl);
+	held_push_at(lock, lock->key, lock->name, file, line, CUSED_HELD_SPIN, false, impl);
 }
 
-int cused_spin_trylock(spinlock_t *lock)
+int cused_spin_trylock(spinlock_t *lock, const char *file, int line)
 {
-	if (!cused_rt->lock_trylock(lock_impl(&lock->impl, 1, lock->name)))
+	void *impl = lock_impl(&lock->impl, 1, lock->name);
+
+	if (!cused_rt->lock_trylock(impl))
 		return 0;
-	held_push(lock, lock->name, 1);
+	held_push_at(lock, lock->key, lock->name, file, line, CUSED_HELD_SPIN, true, impl);
 	return 1;
 }
 
@@ -226,10 +294,11 @@ void cused_spin_destroy(spinlock_t *lock)
 	lock->impl = NULL;
 }
 
-/* A lock taken by cused for the file (the LRU lock a walk holds when it calls the file). */
-void cused_spin_note_held(const spinlock_t *lock)
+/* A lock taken by cused for the file (the LRU lock a walk holds when it calls the file): held
+ * as a trylock would be, since cused's walk takes it before any of the file's locks. */
+void cused_spin_note_held(const spinlock_t *lock, const char *site)
 {
-	held_push(lock, lock->name, 1);
+	held_push_at(lock, lock->key, lock->name, site, 0, CUSED_HELD_NOTED, true, NULL);
 }
 
 void cused_spin_note_released(const spinlock_t *lock)
@@ -296,7 +365,7 @@ void put_page(struct page *page)
 		return;
 	if (left < 0) {
 		report(CUSED_KREPORT_BUG, "BUG: page %p freed with refcount %d", (void *)page, left);
-		abort();
+		oops();
 	}
 	/* The memory goes back: a memfd page is punched, a private page freed. */
 	if (page->in_memfd)
@@ -320,18 +389,23 @@ static pthread_rwlock_t *rw(void *lock)
 	return lock;
 }
 
+/* The lockdep classes of the locks every mm and vma has (one class each, as in the kernel). */
+static const struct lock_class_key mmap_lock_class, vma_lock_class;
+
 void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_read_lock");
 	pthread_rwlock_rdlock(rw(mm->cused_mmap_lock));
-	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
+		     CUSED_HELD_RWLOCK, false, mm->cused_mmap_lock);
 }
 
-bool mmap_read_trylock(struct mm_struct *mm)
+bool cused_mmap_read_trylock(struct mm_struct *mm, const char *file, int line)
 {
 	if (pthread_rwlock_tryrdlock(rw(mm->cused_mmap_lock)))
 		return false;
-	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
+		     CUSED_HELD_RWLOCK, true, mm->cused_mmap_lock);
 	return true;
 }
 
@@ -345,7 +419,8 @@ void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_write_lock");
 	pthread_rwlock_wrlock(rw(mm->cused_mmap_lock));
-	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
+	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
+		     CUSED_HELD_RWLOCK, false, mm->cused_mmap_lock);
 }
 
 void mmap_write_unlock(struct mm_struct *mm)
@@ -368,7 +443,8 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 /* The per-VMA read lock, taken without the mmap lock: the vma pointer is read under the lock
  * that the unmap detaches it under (RCU's role), and the trylock fails while a writer holds or
  * waits for the vma (the kernel then falls back to the mmap lock). */
-struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+struct vm_area_struct *cused_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr,
+					       const char *file, int line)
 {
 	struct vm_area_struct *vma;
 
@@ -377,8 +453,10 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 	if (vma && pthread_rwlock_tryrdlock(rw(vma->cused_lock)))
 		vma = NULL;
 	pthread_mutex_unlock(mm->cused_vma_ptr_lock);
+	/* A trylock, as the kernel's vma_start_read is to lockdep. */
 	if (vma)
-		held_push(vma->cused_lock, "vma->vm_lock", 0);
+		held_push_at(vma->cused_lock, &vma_lock_class, "vma->vm_lock", file, line,
+			     CUSED_HELD_RWLOCK, true, vma->cused_lock);
 	return vma;
 }
 
@@ -632,6 +710,7 @@ unsigned long cused_copy_from_user(void *to, const void *from, unsigned long n, 
 /* ---- list_lru: cused's global page LRU ---- */
 
 static struct list_lru *file_lru;	/* the file's own list_lru (binder_freelist) */
+static const struct lock_class_key lru_lock_class;	/* list_lru's lock: one class */
 static struct shrinker *file_shrinker;
 
 struct list_lru *cused_file_lru(void)
@@ -650,6 +729,7 @@ int list_lru_init(struct list_lru *lru)
 	lru->one.nr_items = 0;
 	lru->one.lock.impl = cused_rt->lru_lock;
 	lru->one.lock.name = "&lru->lock";
+	lru->one.lock.key = &lru_lock_class;
 	file_lru = lru;
 	return 0;
 }
@@ -673,14 +753,14 @@ static void on_lru(struct list_head *item, struct list_lru *lru)
 	item->prev = &lru->one.list;
 }
 
-bool cused_list_lru_add(struct list_lru *lru, struct list_head *item)
+bool cused_list_lru_add(struct list_lru *lru, struct list_head *item, const char *file, int line)
 {
 	void *owner;
 	size_t index;
 
 	cused_glue_lru_item(item, &owner, &index);
 	cused_rt->lru_select(owner);
-	spin_lock(&lru->one.lock);
+	cused_spin_lock(&lru->one.lock, file, line);
 	if (!list_empty(item)) {
 		spin_unlock(&lru->one.lock);
 		return false;
@@ -692,14 +772,14 @@ bool cused_list_lru_add(struct list_lru *lru, struct list_head *item)
 	return true;
 }
 
-bool cused_list_lru_del(struct list_lru *lru, struct list_head *item)
+bool cused_list_lru_del(struct list_lru *lru, struct list_head *item, const char *file, int line)
 {
 	void *owner;
 	size_t index;
 
 	cused_glue_lru_item(item, &owner, &index);
 	cused_rt->lru_select(owner);
-	spin_lock(&lru->one.lock);
+	cused_spin_lock(&lru->one.lock, file, line);
 	if (list_empty(item)) {
 		spin_unlock(&lru->one.lock);
 		return false;

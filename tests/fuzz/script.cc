@@ -139,6 +139,9 @@ struct Slot {
   std::shared_ptr<testing::FakeFiles> files;  // null: a FUSE caller
 };
 
+// pin_design's choice; set before any script runs.
+std::optional<core::alloc::LockVariant> pinned_design;
+
 class Runner {
  public:
   Runner() {
@@ -233,8 +236,9 @@ class Runner {
     if (slot.proc) return;
     core::DeviceOptions options = device_->options();
     // Two bits pick a registered design (core/alloc/designs/registry.cc): up to four.
-    options.alloc.lock = core::alloc::LockVariant::at(
-        static_cast<std::uint8_t>((variant & 3) % core::alloc::designs().size()));
+    options.alloc.lock = pinned_design ? *pinned_design
+                                       : core::alloc::LockVariant::at(static_cast<std::uint8_t>(
+                                             (variant & 3) % core::alloc::designs().size()));
     options.alloc.pages =
         (variant & 4) ? core::alloc::PageTableVariant::lazy : core::alloc::PageTableVariant::eager;
     options.defer_complete = !(variant & 8);
@@ -438,5 +442,7 @@ class Runner {
 }  // namespace
 
 Outcome run_script(std::span<const std::uint8_t> input) { return Runner().run(input); }
+
+void pin_design(core::alloc::LockVariant lock) { pinned_design = lock; }
 
 }  // namespace cused::fuzz

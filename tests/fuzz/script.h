@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "core/alloc/variant.h"
+
 namespace cused::fuzz {
 
 enum class Op : std::uint8_t {
@@ -151,5 +153,10 @@ struct Outcome {
 
 // Runs one script on a fresh driver and device; never throws.
 Outcome run_script(std::span<const std::uint8_t> input);
+
+// Every proc the scripts open from now on uses `lock` as its allocator design, whatever the
+// script's bits pick (the fuzzers' CUSED_FUZZ_DESIGN, e.g. a kernel design:
+// docs/kernel-designs.md).
+void pin_design(core::alloc::LockVariant lock);
 
 }  // namespace cused::fuzz

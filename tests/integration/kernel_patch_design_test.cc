@@ -4,7 +4,10 @@
 // `cused --device linux:alloc_lock=kernel:7.2 --device patched:alloc_lock=kernel:7.2+P`, and a
 // patch that does not apply, given to the running daemon, refused with patch's words in its log
 // while it keeps serving. Skipped without the fetched trees (tools/bootstrap).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -56,11 +59,20 @@ class KernelPatchDesignTest : public ::testing::Test {
     return daemon_->serving();
   }
   // The scratch folders a patched build makes under the cache (none may be left).
+  // The scratch folders no live owner holds (scratch_directory.h: an owner keeps an flock on
+  // its folder): what a build left behind. The cache is shared with tests that run beside this
+  // one, whose builds in progress hold theirs.
   static std::vector<std::string> scratch_left() {
     std::vector<std::string> names;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(std::getenv("CUSED_KERNEL_CACHE"), ec))
-      if (entry.is_directory()) names.push_back(entry.path().filename());
+    for (const auto& entry : fs::directory_iterator(std::getenv("CUSED_KERNEL_CACHE"), ec)) {
+      if (!entry.is_directory()) continue;
+      const int fd = ::open(entry.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) continue;  // removed meanwhile by its owner
+      const bool in_use = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+      ::close(fd);
+      if (!in_use) names.push_back(entry.path().filename());
+    }
     return names;
   }
 

@@ -150,10 +150,14 @@ FreeLookup KernelAllocator::prepare_to_free_offset(std::size_t offset) {
   {
     // The engine set allow_user_free on its handle; the kernel's check reads the kernel's flag:
     // the first BC_FREE_BUFFER that takes the handle's flag sets the kernel's.
-    sync::LockGuard guard(buffers_lock_);
-    auto it = buffers_.find(offset);
-    if (it != buffers_.end() && it->second->take_allow_user_free())
-      abi_.buf_set(it->second->kbuf, CUSED_KBUF_ALLOW_USER_FREE, 1);
+    cused_kbuf* allowed = nullptr;
+    {
+      sync::LockGuard guard(buffers_lock_);
+      auto it = buffers_.find(offset);
+      if (it != buffers_.end() && it->second->take_allow_user_free()) allowed = it->second->kbuf;
+    }
+    // Outside buffers_lock_: the glue takes the allocator's lock for it.
+    if (allowed) abi_.buf_set(proc_, allowed, CUSED_KBUF_ALLOW_USER_FREE, 1);
   }
   int error = 0;
   cused_kbuf* kbuf = abi_.prepare_to_free(proc_, kernel_base_ + offset, &error);
@@ -167,8 +171,8 @@ void KernelAllocator::free_buffer(Buffer& buffer) {
   LogScope log(*this);
   auto& handle = static_cast<KernelBuffer&>(buffer);
   cused_kbuf* kbuf = handle.kbuf;
-  abi_.buf_set(kbuf, CUSED_KBUF_DEBUG_ID, handle.debug_id());
-  abi_.buf_set(kbuf, CUSED_KBUF_CLEAR_ON_FREE, handle.clear_on_free() ? 1 : 0);
+  abi_.buf_set(proc_, kbuf, CUSED_KBUF_DEBUG_ID, handle.debug_id());
+  abi_.buf_set(proc_, kbuf, CUSED_KBUF_CLEAR_ON_FREE, handle.clear_on_free() ? 1 : 0);
   std::unique_ptr<KernelBuffer> owned;
   {
     sync::LockGuard guard(buffers_lock_);
@@ -292,6 +296,10 @@ void KernelAllocator::release() {
       sync::LockGuard guard(lru_.lock());
       if (reclaims_in_flight_ == 0) {
         detached_ = true;
+        // After a BUG the file's release did not run (cused/kernel_shim/glue.c): its pages are
+        // still on the LRU, which must not keep this allocator's.
+        for (Page& page : pages_)
+          if (lru_.on_lru(page)) lru_.remove(page);
         break;
       }
     }
@@ -378,6 +386,7 @@ void KernelAllocator::report(cused_kreport kind, const char* text) {
   unsigned long& count = kind == CUSED_KREPORT_ATOMIC_SLEEP ? reports_.atomic_sleep
                          : kind == CUSED_KREPORT_LEAK       ? reports_.leak
                          : kind == CUSED_KREPORT_LOCK_LEAK  ? reports_.lock_leak
+                         : kind == CUSED_KREPORT_LOCK_ORDER ? reports_.lock_order
                                                             : reports_.warn;  // WARN_ON, BUG_ON
   // The first of each kind is kept even when others filled the list.
   if (++count == 1 || reports_.first.size() < KernelReports::kKeptReports)

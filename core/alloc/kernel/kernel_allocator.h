@@ -37,6 +37,7 @@ struct KernelReports {
   unsigned long atomic_sleep = 0;
   unsigned long leak = 0;
   unsigned long lock_leak = 0;
+  unsigned long lock_order = 0;  // lockdep's inversions
   // The first reports' texts: at most kKeptReports, and the first of each kind.
   std::vector<std::string> first;
   static constexpr std::size_t kKeptReports = 16;

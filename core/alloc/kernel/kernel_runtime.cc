@@ -99,7 +99,8 @@ void* lock_create(void* owner, cused_klock_kind kind, const char* name) {
   return new LockOf<sync::PolicyMutex>(policy);
 }
 
-std::atomic<unsigned long> orphan_warn{0}, orphan_sleep{0}, orphan_leak{0}, orphan_lock_leak{0};
+std::atomic<unsigned long> orphan_warn{0}, orphan_sleep{0}, orphan_leak{0}, orphan_lock_leak{0},
+    orphan_lock_order{0};
 std::mutex orphan_mutex;
 std::string orphan_last;
 
@@ -127,6 +128,9 @@ void report(void* owner, cused_kreport kind, const char* text) {
     case CUSED_KREPORT_LOCK_LEAK:
       ++orphan_lock_leak;
       break;
+    case CUSED_KREPORT_LOCK_ORDER:
+      ++orphan_lock_order;
+      break;
   }
 }
 
@@ -147,6 +151,9 @@ void lru_unlink(void* owner, std::size_t index) CUSED_NO_THREAD_SAFETY_ANALYSIS 
 void lru_isolate(void* owner, std::size_t index) CUSED_NO_THREAD_SAFETY_ANALYSIS {
   allocator(owner)->lru_isolate(index);
 }
+
+// Lockdep's rule in every loaded object (set_kernel_lockdep); C reads it with __atomic_load_n.
+int lockdep_on = 0;
 
 const cused_krt kRuntime = {
     .lock_create = lock_create,
@@ -170,16 +177,19 @@ const cused_krt kRuntime = {
         },
     .log = log,
     .report = report,
+    .lockdep = &lockdep_on,
 };
 
 }  // namespace
 
 const cused_krt& kernel_runtime() { return kRuntime; }
 
+void set_kernel_lockdep(bool on) { __atomic_store_n(&lockdep_on, on ? 1 : 0, __ATOMIC_RELAXED); }
+
 KernelReportCounts kernel_report_counts() {
   std::lock_guard guard(orphan_mutex);
-  return {orphan_warn.load(), orphan_sleep.load(), orphan_leak.load(), orphan_lock_leak.load(),
-          orphan_last};
+  return {orphan_warn.load(),      orphan_sleep.load(),      orphan_leak.load(),
+          orphan_lock_leak.load(), orphan_lock_order.load(), orphan_last};
 }
 
 }  // namespace cused::core::alloc

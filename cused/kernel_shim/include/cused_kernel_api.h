@@ -207,48 +207,72 @@ static inline void rb_link_node(struct rb_node *node, struct rb_node *parent,
 }
 
 /* ---- locks ---- */
+/* Each lock carries its lockdep class (lockdep.c): the static key of the site that initialized
+ * it (mutex_init, spin_lock_init), as the kernel's lockdep classes locks; a statically defined
+ * lock (DEFINE_MUTEX) is its own class. */
 struct mutex {
 	void *impl;		/* cused's lock, made at mutex_init or at first use */
 	const char *name;
+	const void *key;	/* the lockdep class; NULL: the lock itself */
 };
 typedef struct {
 	void *impl;
 	const char *name;
+	const void *key;
 } spinlock_t;
+struct lock_class_key {
+	char unused;
+};
 void cused_lock_init(void **impl, int kind, const char *name);
 void cused_mutex_lock(struct mutex *lock, const char *file, int line);
-int cused_mutex_trylock(struct mutex *lock);
+int cused_mutex_trylock(struct mutex *lock, const char *file, int line);
 void cused_mutex_unlock(struct mutex *lock);
 void cused_mutex_destroy(struct mutex *lock);
-void cused_spin_lock(spinlock_t *lock);
-int cused_spin_trylock(spinlock_t *lock);
+void cused_spin_lock(spinlock_t *lock, const char *file, int line);
+int cused_spin_trylock(spinlock_t *lock, const char *file, int line);
 void cused_spin_unlock(spinlock_t *lock);
 void cused_spin_destroy(spinlock_t *lock);
-#define DEFINE_MUTEX(n) struct mutex n = { NULL, #n }
-#define mutex_init(m) cused_lock_init(&(m)->impl, 0, ((m)->name = #m))
+#define DEFINE_MUTEX(n) struct mutex n = { NULL, #n, NULL }
+#define mutex_init(m) \
+	do { \
+		static struct lock_class_key __key; \
+		(m)->key = &__key; \
+		cused_lock_init(&(m)->impl, 0, ((m)->name = #m)); \
+	} while (0)
 #define mutex_lock(m) cused_mutex_lock((m), __FILE__, __LINE__)
-#define mutex_trylock(m) cused_mutex_trylock(m)
+#define mutex_trylock(m) cused_mutex_trylock((m), __FILE__, __LINE__)
 #define mutex_unlock(m) cused_mutex_unlock(m)
-#define spin_lock_init(l) cused_lock_init(&(l)->impl, 1, ((l)->name = #l))
-#define spin_lock(l) cused_spin_lock(l)
-#define spin_trylock(l) cused_spin_trylock(l)
+#define spin_lock_init(l) \
+	do { \
+		static struct lock_class_key __key; \
+		(l)->key = &__key; \
+		cused_lock_init(&(l)->impl, 1, ((l)->name = #l)); \
+	} while (0)
+#define spin_lock(l) cused_spin_lock((l), __FILE__, __LINE__)
+#define spin_trylock(l) cused_spin_trylock((l), __FILE__, __LINE__)
 #define spin_unlock(l) cused_spin_unlock(l)
 
 /* Scope-based locking (cleanup.h): guard(mutex)(&m) holds m to the end of the scope. */
 typedef struct mutex *class_mutex_t;
 static inline void class_mutex_destructor(class_mutex_t *lock) { mutex_unlock(*lock); }
-static inline class_mutex_t class_mutex_constructor(struct mutex *lock)
+static inline class_mutex_t cused_class_mutex_constructor(struct mutex *lock, const char *file,
+							   int line)
 {
-	mutex_lock(lock);
+	cused_mutex_lock(lock, file, line);
 	return lock;
 }
+/* The constructor is a macro so that the lock's site is the guard's line in the file. */
+#define class_mutex_constructor(lock) cused_class_mutex_constructor((lock), __FILE__, __LINE__)
 typedef spinlock_t *class_spinlock_t;
 static inline void class_spinlock_destructor(class_spinlock_t *lock) { spin_unlock(*lock); }
-static inline class_spinlock_t class_spinlock_constructor(spinlock_t *lock)
+static inline class_spinlock_t cused_class_spinlock_constructor(spinlock_t *lock,
+								 const char *file, int line)
 {
-	spin_lock(lock);
+	cused_spin_lock(lock, file, line);
 	return lock;
 }
+#define class_spinlock_constructor(lock) \
+	cused_class_spinlock_constructor((lock), __FILE__, __LINE__)
 #define __CUSED_UNIQUE(prefix, n) __CUSED_UNIQUE2(prefix, n)
 #define __CUSED_UNIQUE2(prefix, n) prefix##n
 #define guard(name) \
@@ -341,7 +365,8 @@ struct mm_struct {
 };
 /* The calls that may sleep take the caller's file and line, for the atomic-sleep report. */
 void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line);
-bool mmap_read_trylock(struct mm_struct *mm);
+bool cused_mmap_read_trylock(struct mm_struct *mm, const char *file, int line);
+#define mmap_read_trylock(mm) cused_mmap_read_trylock((mm), __FILE__, __LINE__)
 void mmap_read_unlock(struct mm_struct *mm);
 void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line);
 void mmap_write_unlock(struct mm_struct *mm);
@@ -349,7 +374,9 @@ void mmap_write_unlock(struct mm_struct *mm);
 #define mmap_write_lock(mm) cused_mmap_write_lock((mm), __FILE__, __LINE__)
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
-struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+struct vm_area_struct *cused_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr,
+					       const char *file, int line);
+#define lock_vma_under_rcu(mm, addr) cused_lock_vma_under_rcu((mm), (addr), __FILE__, __LINE__)
 void vma_end_read(struct vm_area_struct *vma);
 bool mmget_not_zero(struct mm_struct *mm);
 void mmput(struct mm_struct *mm);
@@ -412,34 +439,21 @@ struct list_lru {
 struct mem_cgroup;
 int list_lru_init(struct list_lru *lru);
 void list_lru_destroy(struct list_lru *lru);
-bool cused_list_lru_add(struct list_lru *lru, struct list_head *item);
-bool cused_list_lru_del(struct list_lru *lru, struct list_head *item);
+/* With the file's call site: the LRU's lock is taken there on the file's behalf (lockdep). */
+bool cused_list_lru_add(struct list_lru *lru, struct list_head *item, const char *file, int line);
+bool cused_list_lru_del(struct list_lru *lru, struct list_head *item, const char *file, int line);
 unsigned long list_lru_count(struct list_lru *lru);
 void list_lru_isolate(struct list_lru_one *list, struct list_head *item);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-static inline bool list_lru_add(struct list_lru *lru, struct list_head *item, int nid,
-				struct mem_cgroup *memcg)
-{
-	(void)nid; (void)memcg;
-	return cused_list_lru_add(lru, item);
-}
-static inline bool list_lru_del(struct list_lru *lru, struct list_head *item, int nid,
-				struct mem_cgroup *memcg)
-{
-	(void)nid; (void)memcg;
-	return cused_list_lru_del(lru, item);
-}
-static inline bool list_lru_add_obj(struct list_lru *lru, struct list_head *item)
-{
-	return cused_list_lru_add(lru, item);
-}
-static inline bool list_lru_del_obj(struct list_lru *lru, struct list_head *item)
-{
-	return cused_list_lru_del(lru, item);
-}
+#define list_lru_add(lru, item, nid, memcg) \
+	((void)(nid), (void)(memcg), cused_list_lru_add((lru), (item), __FILE__, __LINE__))
+#define list_lru_del(lru, item, nid, memcg) \
+	((void)(nid), (void)(memcg), cused_list_lru_del((lru), (item), __FILE__, __LINE__))
+#define list_lru_add_obj(lru, item) cused_list_lru_add((lru), (item), __FILE__, __LINE__)
+#define list_lru_del_obj(lru, item) cused_list_lru_del((lru), (item), __FILE__, __LINE__)
 #else
-#define list_lru_add(lru, item) cused_list_lru_add((lru), (item))
-#define list_lru_del(lru, item) cused_list_lru_del((lru), (item))
+#define list_lru_add(lru, item) cused_list_lru_add((lru), (item), __FILE__, __LINE__)
+#define list_lru_del(lru, item) cused_list_lru_del((lru), (item), __FILE__, __LINE__)
 #endif
 /* The walk of a version: cused's shrinker walks its global LRU instead (glue.c), so the
  * kernel's own walk is never reached; it is declared for the file's binder_shrink_scan. */

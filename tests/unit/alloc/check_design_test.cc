@@ -47,8 +47,8 @@ class CheckDesignTest : public ::testing::Test {
 
   static void expect_clean(const DesignVerdict& verdict) {
     EXPECT_TRUE(verdict.passed());
-    for (const char* name :
-         {kCheckAtomicSleep, kCheckWarn, kCheckLockHeld, kCheckLeak, kCheckContents})
+    for (const char* name : {kCheckAtomicSleep, kCheckWarn, kCheckLockHeld, kCheckLeak,
+                             kCheckContents, kCheckLockOrder})
       EXPECT_EQ(verdict.check(name).outcome, CheckOutcome::pass) << name;
     EXPECT_GT(verdict.reclaimed, 0u);
   }
@@ -64,7 +64,8 @@ TEST_F(CheckDesignTest, Unpatched7_2PassesOrReportsOnlyTheLostInstallRace) {
   DesignVerdict verdict = check("7.2");
   EXPECT_EQ(verdict.version, "7.2.8");
   EXPECT_TRUE(verdict.passed());
-  for (const char* name : {kCheckAtomicSleep, kCheckWarn, kCheckLockHeld, kCheckContents})
+  for (const char* name :
+       {kCheckAtomicSleep, kCheckWarn, kCheckLockHeld, kCheckContents, kCheckLockOrder})
     EXPECT_EQ(verdict.check(name).outcome, CheckOutcome::pass) << name;
   const CheckResult& leak = verdict.check(kCheckLeak);
   if (leak.outcome != CheckOutcome::pass) {
@@ -102,6 +103,26 @@ TEST_F(CheckDesignTest, InstallUnserializedWithTheZapIsCaughtByTheContentsCheck)
   DesignVerdict verdict = check("7.2", "7.2-negative-install-unserialized.patch");
   EXPECT_FALSE(verdict.passed());
   EXPECT_EQ(verdict.check(kCheckContents).outcome, CheckOutcome::fail);
+}
+
+// The negative control takes alloc->mutex and the mmap lock in opposite orders on two paths
+// (new_buf and the mmap handler): lockdep's report, once, naming both locks and the file's lines of
+// both orders; no other check fires (the workload never deadlocks: the procs map before they
+// allocate).
+TEST_F(CheckDesignTest, OppositeLockOrdersAreCaughtByLockdep) {
+  DesignVerdict verdict = check("7.2", "7.2-negative-lock-order.patch");
+  EXPECT_FALSE(verdict.passed());
+  const CheckResult& order = verdict.check(kCheckLockOrder);
+  EXPECT_EQ(order.outcome, CheckOutcome::fail);
+  EXPECT_EQ(order.count, 1u) << "once per pair of lock classes";
+  EXPECT_NE(order.first.find("&mm->mmap_lock taken at "), std::string::npos) << order.first;
+  EXPECT_NE(order.first.find("binder_alloc.c:682 while holding &alloc->mutex"), std::string::npos)
+      << order.first;
+  EXPECT_NE(order.first.find("&alloc->mutex taken at "), std::string::npos) << order.first;
+  EXPECT_NE(order.first.find("binder_alloc.c:945 while holding &mm->mmap_lock"), std::string::npos)
+      << order.first;
+  for (const char* name : {kCheckAtomicSleep, kCheckWarn, kCheckLockHeld, kCheckContents})
+    EXPECT_EQ(verdict.check(name).outcome, CheckOutcome::pass) << name;
 }
 
 }  // namespace
