@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define CUSED_KABI_VERSION 1
+#define CUSED_KABI_VERSION 2
 
 /* What a cused lock stands for in the kernel's file. */
 enum cused_klock_kind {
@@ -77,6 +77,11 @@ struct cused_krt {
 	void (*lru_isolate)(void *owner, size_t index);
 
 	void (*trace)(void *owner, enum cused_ktrace event, size_t page_index);
+	/* binder_update_page_range: the pages from `offset` of owner's space that the file takes
+	 * off the LRU (allocate 1) or puts on it (allocate 0), as its tracepoint computes them:
+	 * `size` is the end less the start in unsigned arithmetic, so a range whose end lies before
+	 * its start (a free within one page) wraps, as the kernel prints it. */
+	void (*trace_range)(void *owner, int allocate, size_t offset, size_t size);
 	/* A line the kernel would have logged (pr_*), without its newline. */
 	void (*log)(void *owner, int level, const char *line);
 	/* A debug check fired; `text` says what and where. */

@@ -34,6 +34,9 @@ struct cused_kproc {
 	void *owner;
 	struct mm_struct *mm;
 	struct task_struct task;	/* the proc's task, for binder_alloc_init */
+	/* The vma's start, which the mmap handler copies into the file's base address
+	 * (alloc->buffer in 6.1 and 6.12, alloc->vm_start in 7.2): the trace's offsets are from it. */
+	unsigned long vm_start;
 };
 
 /* ---- the version's layouts ---- */
@@ -167,6 +170,7 @@ static int glue_mmap(struct cused_kproc *proc, unsigned long vm_start, size_t le
 	proc->mm->cused_vma = vma;
 	pthread_mutex_unlock(proc->mm->cused_vma_ptr_lock);
 	mmap_write_unlock(proc->mm);
+	proc->vm_start = vm_start;
 	/* binder_mmap calls the handler with the mmap lock held for writing. */
 	mmap_write_lock(proc->mm);
 	ret = binder_alloc_mmap_handler(&proc->alloc, vma);
@@ -438,4 +442,16 @@ static const struct cused_kabi abi = {
 __attribute__((visibility("default"))) const struct cused_kabi *cused_kabi_get(void)
 {
 	return &abi;
+}
+
+/* ---- trace ---- */
+
+/* binder_update_page_range's fields as its TP_fast_assign computes them: the offset from the
+ * mapping's start, and end - start in unsigned arithmetic. */
+void cused_trace_page_range(const void *alloc, int allocate, unsigned long start,
+			    unsigned long end)
+{
+	const struct cused_kproc *proc = container_of(alloc, struct cused_kproc, alloc);
+
+	cused_rt->trace_range(proc->owner, allocate, start - proc->vm_start, end - start);
 }

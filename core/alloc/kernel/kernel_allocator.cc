@@ -369,6 +369,10 @@ void KernelAllocator::trace(cused_ktrace event, std::size_t index) const {
   trace::emit(kTypes[event], options_.pid, index);
 }
 
+void KernelAllocator::trace_range(bool allocate, std::size_t offset, std::size_t size) const {
+  trace::emit(TraceEventType::kUpdatePageRange, options_.pid, allocate, offset, size);
+}
+
 void KernelAllocator::log(std::string line) { pending_log.push_back(std::move(line)); }
 
 void KernelAllocator::report(cused_kreport kind, const char* text) {

@@ -103,6 +103,8 @@ class KernelAllocator final : public Allocator, public PageOwner {
   void lru_unlink(std::size_t index) CUSED_REQUIRES(lru_.lock());
   void lru_isolate(std::size_t index) CUSED_REQUIRES(lru_.lock());
   void trace(cused_ktrace event, std::size_t index) const;
+  // binder_update_page_range, with the tracepoint's own offset and size.
+  void trace_range(bool allocate, std::size_t offset, std::size_t size) const;
   // A line the file logged; emitted when the entry point returns (no lock held then).
   void log(std::string line);
   void report(cused_kreport kind, const char* text);

@@ -168,6 +168,10 @@ const cused_krt kRuntime = {
         [](void* owner, cused_ktrace event, std::size_t index) {
           if (owner) allocator(owner)->trace(event, index);
         },
+    .trace_range =
+        [](void* owner, int allocate, std::size_t offset, std::size_t size) {
+          if (owner) allocator(owner)->trace_range(allocate != 0, offset, size);
+        },
     .log = log,
     .report = report,
 };
