@@ -267,7 +267,7 @@ void KernelAllocator::for_each_allocated(const std::function<void(const Buffer&)
       &context);
 }
 
-std::string KernelAllocator::kernel_print_pages() const {
+std::string KernelAllocator::print_pages() const {
   std::string text;
   if (!proc_) return text;
   abi_.print_pages(

@@ -91,7 +91,7 @@ class KernelAllocator final : public Allocator, public PageOwner {
   std::size_t page_bytes() const override { return page_size_; }
 
   // binder_logs' "pages:" lines as the kernel's binder_alloc_print_pages writes them.
-  std::string kernel_print_pages() const;
+  std::string print_pages() const override;
   KernelReports reports() const;
   const KernelObject& object() const { return object_; }
 
