@@ -161,9 +161,7 @@ static int glue_mmap(struct cused_kproc *proc, unsigned long vm_start, size_t le
 		/* A second mapping while the first is there: the handler's answer, without it. */
 		mmap_write_unlock(proc->mm);
 		leave(&as, "mmap");
-		free(vma->cused_ptes);
-		free(vma->cused_lock);
-		free(vma);
+		cused_vma_free(vma);
 		return -EBUSY;
 	}
 	pthread_mutex_lock(proc->mm->cused_vma_ptr_lock);

@@ -156,13 +156,15 @@ void cused_lock_init(void **impl, int kind, const char *name)
 				      name);
 }
 
-/* A lock defined statically (DEFINE_MUTEX) gets its cused lock at first use. */
+/* A lock defined statically (DEFINE_MUTEX) gets its cused lock at first use, as the allocator
+ * of the task that first takes it made it: the tree's design, for its trace. */
 static void *lock_impl(void **impl, int kind, const char *name)
 {
 	void *lock = __atomic_load_n(impl, __ATOMIC_ACQUIRE);
 	if (lock)
 		return lock;
-	void *made = cused_rt->lock_create(NULL, kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX, name);
+	void *made = cused_rt->lock_create(cused_runtime_owner(),
+					   kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX, name);
 	void *expected = NULL;
 	if (__atomic_compare_exchange_n(impl, &expected, made, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
@@ -315,21 +317,18 @@ void __free_page(struct page *page)
 
 /* ---- address spaces ---- */
 
-static pthread_rwlock_t *rw(void *lock)
-{
-	return lock;
-}
-
+/* The mmap lock and the per-VMA locks are cused's reader-writer locks (cused_krt.rwlock_*),
+ * traced as lock=mmap and lock=vma. */
 void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_read_lock");
-	pthread_rwlock_rdlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_read_lock(mm->cused_mmap_lock);
 	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
 }
 
 bool mmap_read_trylock(struct mm_struct *mm)
 {
-	if (pthread_rwlock_tryrdlock(rw(mm->cused_mmap_lock)))
+	if (!cused_rt->rwlock_read_trylock(mm->cused_mmap_lock))
 		return false;
 	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
 	return true;
@@ -338,19 +337,20 @@ bool mmap_read_trylock(struct mm_struct *mm)
 void mmap_read_unlock(struct mm_struct *mm)
 {
 	held_pop(mm->cused_mmap_lock);
-	pthread_rwlock_unlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_read_unlock(mm->cused_mmap_lock);
 }
 
 void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_write_lock");
-	pthread_rwlock_wrlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_write_lock(mm->cused_mmap_lock);
 	held_push(mm->cused_mmap_lock, "&mm->mmap_lock", 0);
 }
 
 void mmap_write_unlock(struct mm_struct *mm)
 {
-	mmap_read_unlock(mm);
+	held_pop(mm->cused_mmap_lock);
+	cused_rt->rwlock_write_unlock(mm->cused_mmap_lock);
 }
 
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
@@ -374,7 +374,7 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 
 	pthread_mutex_lock(mm->cused_vma_ptr_lock);
 	vma = vma_lookup(mm, addr);
-	if (vma && pthread_rwlock_tryrdlock(rw(vma->cused_lock)))
+	if (vma && !cused_rt->rwlock_read_trylock(vma->cused_lock))
 		vma = NULL;
 	pthread_mutex_unlock(mm->cused_vma_ptr_lock);
 	if (vma)
@@ -385,7 +385,7 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 void vma_end_read(struct vm_area_struct *vma)
 {
 	held_pop(vma->cused_lock);
-	pthread_rwlock_unlock(rw(vma->cused_lock));
+	cused_rt->rwlock_read_unlock(vma->cused_lock);
 }
 
 bool mmget_not_zero(struct mm_struct *mm)
@@ -419,8 +419,7 @@ void mmdrop(struct mm_struct *mm)
 {
 	if (__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
 		return;
-	pthread_rwlock_destroy(rw(mm->cused_mmap_lock));
-	free(mm->cused_mmap_lock);
+	cused_rt->rwlock_destroy(mm->cused_mmap_lock);
 	pthread_mutex_destroy(mm->cused_vma_ptr_lock);
 	free(mm->cused_vma_ptr_lock);
 	free(mm);
@@ -431,20 +430,28 @@ struct mm_struct *cused_mm_new(void *owner)
 	struct mm_struct *mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		return NULL;
-	mm->cused_mmap_lock = malloc(sizeof(pthread_rwlock_t));
+	mm->cused_mmap_lock = cused_rt->rwlock_create(owner, "&mm->mmap_lock");
 	mm->cused_vma_ptr_lock = malloc(sizeof(pthread_mutex_t));
 	if (!mm->cused_mmap_lock || !mm->cused_vma_ptr_lock) {
-		free(mm->cused_mmap_lock);
+		if (mm->cused_mmap_lock)
+			cused_rt->rwlock_destroy(mm->cused_mmap_lock);
 		free(mm->cused_vma_ptr_lock);
 		free(mm);
 		return NULL;
 	}
-	pthread_rwlock_init(rw(mm->cused_mmap_lock), NULL);
 	pthread_mutex_init(mm->cused_vma_ptr_lock, NULL);
 	mm->mm_users = 1;	/* the client's address space */
 	mm->mm_count = 1;	/* held by its users */
 	mm->cused_owner = owner;
 	return mm;
+}
+
+void cused_vma_free(struct vm_area_struct *vma)
+{
+	if (vma->cused_lock)
+		cused_rt->rwlock_destroy(vma->cused_lock);
+	free(vma->cused_ptes);
+	free(vma);
 }
 
 struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, size_t length)
@@ -454,14 +461,11 @@ struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, 
 		return NULL;
 	vma->cused_npages = length / PAGE_SIZE;
 	vma->cused_ptes = calloc(vma->cused_npages ? vma->cused_npages : 1, sizeof(struct page *));
-	vma->cused_lock = malloc(sizeof(pthread_rwlock_t));
+	vma->cused_lock = cused_rt->rwlock_create(mm->cused_owner, "vma->vm_lock");
 	if (!vma->cused_ptes || !vma->cused_lock) {
-		free(vma->cused_ptes);
-		free(vma->cused_lock);
-		free(vma);
+		cused_vma_free(vma);
 		return NULL;
 	}
-	pthread_rwlock_init(rw(vma->cused_lock), NULL);
 	vma->vm_start = start;
 	vma->vm_end = start + length;
 	vma->vm_mm = mm;
@@ -565,7 +569,7 @@ void cused_vma_unmap(struct mm_struct *mm)
 	mmap_write_lock(mm);
 	vma = mm->cused_vma;
 	if (vma) {
-		pthread_rwlock_wrlock(rw(vma->cused_lock));
+		cused_rt->rwlock_write_lock(vma->cused_lock);
 		pthread_mutex_lock(mm->cused_vma_ptr_lock);
 		mm->cused_vma = NULL;
 		pthread_mutex_unlock(mm->cused_vma_ptr_lock);
@@ -576,15 +580,11 @@ void cused_vma_unmap(struct mm_struct *mm)
 			if (page)
 				put_page(page);
 		}
-		pthread_rwlock_unlock(rw(vma->cused_lock));
+		cused_rt->rwlock_write_unlock(vma->cused_lock);
 	}
 	mmap_write_unlock(mm);
-	if (vma) {
-		pthread_rwlock_destroy(rw(vma->cused_lock));
-		free(vma->cused_lock);
-		free(vma->cused_ptes);
-		free(vma);
-	}
+	if (vma)
+		cused_vma_free(vma);
 }
 
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,

@@ -19,6 +19,8 @@
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/install_lock.h"
+#include "core/alloc/kernel/kernel_allocator.h"
+#include "core/alloc/kernel/kernel_runtime.h"
 #include "core/alloc/shrinker.h"
 #include "core/lock_trace.h"
 #include "core/locks.h"
@@ -528,6 +530,86 @@ TEST_P(DesignPageEventsTest, ABufferInASharedPageTakesNoPageFromTheLru) {
   EXPECT_TRUE(sink.of_type(TraceEventType::kFreeLruStart).empty()) << "page 0 is still used";
   EXPECT_TRUE(sink.of_type(TraceEventType::kAllocLruStart).empty());
   proc.alloc->free_buffer(*first);
+}
+
+// Issue 45 point 2: the other locks a kernel design's file takes emit cused_lock_* under their
+// names, with the tree's design id, as its metadata lock does (lock=alloc): the static
+// binder_alloc_mmap_lock (lock=alloc_mmap), the proc's mmap lock (lock=mmap) and the per-VMA
+// lock (lock=vma). The locks are made as the shim makes them (the runtime's lock_create and
+// rwlock_create, for the proc's allocator); a reader waits behind a writer, a writer behind a
+// reader.
+TEST_P(DesignPageEventsTest, AKernelDesignsOtherLocksAreTracedByName) {
+  TestProc proc(lru, GetParam(), 1 << 20, options());
+  auto* kernel = dynamic_cast<KernelAllocator*>(proc.alloc.get());
+  if (kernel == nullptr)
+    GTEST_SKIP() << "cused's designs take no lock but lock=alloc/alloc_install";
+  const cused_krt& rt = kernel_runtime();
+  const std::uint64_t design = kernel->trace_id();
+  auto expect_named = [&](const std::vector<TraceEvent>& events, TracedLock name,
+                          std::uint64_t policy) {
+    ASSERT_EQ(types(events),
+              (std::vector{TraceEventType::kLockContended, TraceEventType::kLockAcquired,
+                           TraceEventType::kLockReleased}));
+    for (const TraceEvent& event : events) {
+      EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(name)) << to_string(name);
+      EXPECT_EQ(event.fields[1], design);
+      EXPECT_EQ(event.fields[2], policy);
+    }
+  };
+  const auto barging = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
+  {
+    void* mutex = rt.lock_create(kernel, CUSED_KLOCK_MUTEX, "binder_alloc_mmap_lock");
+    struct Adapter {
+      void* made;
+      void lock() { kernel_runtime().lock_lock(made); }
+      void unlock() { kernel_runtime().lock_unlock(made); }
+    } adapter{mutex};
+    RecordingSink sink;
+    contend(adapter, sink);
+    expect_named(sink.of_task(kWaiter), TracedLock::alloc_mmap, barging);
+    rt.lock_destroy(mutex);
+  }
+  for (auto [kernel_name, name] : {std::pair{"&mm->mmap_lock", TracedLock::mmap},
+                                   std::pair{"vma->vm_lock", TracedLock::vma}}) {
+    void* rwlock = rt.rwlock_create(kernel, kernel_name);
+    ASSERT_NE(rwlock, nullptr);
+    {
+      // A reader behind a writer.
+      RecordingSink sink;
+      contend_with(
+          sink, [&] { rt.rwlock_write_lock(rwlock); },
+          [&] {
+            rt.rwlock_read_lock(rwlock);
+            rt.rwlock_read_unlock(rwlock);
+          },
+          [&] { rt.rwlock_write_unlock(rwlock); });
+      expect_named(sink.of_task(kWaiter), name, barging);
+      const std::vector<TraceEvent> writer = sink.of_task(kHolder);
+      ASSERT_EQ(types(writer), std::vector{TraceEventType::kLockReleased}) << "a long hold";
+      EXPECT_EQ(writer[0].fields[0], static_cast<std::uint64_t>(name));
+    }
+    {
+      // A writer behind a reader; two readers side by side are no contention.
+      RecordingSink sink;
+      contend_with(
+          sink,
+          [&] {
+            rt.rwlock_read_lock(rwlock);
+            std::thread([&] {
+              EXPECT_EQ(rt.rwlock_read_trylock(rwlock), 1);
+              rt.rwlock_read_unlock(rwlock);
+            }).join();
+            EXPECT_FALSE(sink.has(TraceEventType::kLockContended)) << "readers share the lock";
+          },
+          [&] {
+            rt.rwlock_write_lock(rwlock);
+            rt.rwlock_write_unlock(rwlock);
+          },
+          [&] { rt.rwlock_read_unlock(rwlock); });
+      expect_named(sink.of_task(kWaiter), name, barging);
+    }
+    rt.rwlock_destroy(rwlock);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Designs, DesignPageEventsTest, ::testing::ValuesIn(each_design()),
