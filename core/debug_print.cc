@@ -323,9 +323,14 @@ void DebugPrint::print_proc_stats(std::string& out, Proc& proc) {
     }
     put(out, "  refs: {} s {} w {}\n", proc.refs_.size(), strong, weak);
   }
-  put(out, "  buffers: {}\n  pages: {}:{}:{}\n  pages high watermark: {}\n",
-      proc.alloc_->allocated_count(), space.pages.active, space.pages.lru, space.pages.free,
-      space.pages_high);
+  put(out, "  buffers: {}\n", proc.alloc_->allocated_count());
+  // A kernel design's lines are its file's own binder_alloc_print_pages.
+  const std::string pages = proc.alloc_->print_pages();
+  if (pages.empty())
+    put(out, "  pages: {}:{}:{}\n  pages high watermark: {}\n", space.pages.active, space.pages.lru,
+        space.pages.free, space.pages_high);
+  else
+    out += pages;
   std::size_t pending = 0;
   {
     sync::LockGuard guard(proc.inner_lock_);

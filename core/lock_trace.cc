@@ -24,6 +24,12 @@ std::string_view to_string(TracedLock lock) {
       return "node";
     case TracedLock::proc_inner:
       return "proc_inner";
+    case TracedLock::alloc_mmap:
+      return "alloc_mmap";
+    case TracedLock::mmap:
+      return "mmap";
+    case TracedLock::vma:
+      return "vma";
   }
   return "unknown";
 }

@@ -44,6 +44,11 @@ enum class TracedLock : std::uint8_t {
   proc_outer,     // binder_proc.outer_lock
   node,           // binder_node.lock
   proc_inner,     // binder_proc.inner_lock
+  // A kernel design's (alloc_lock=kernel:TREE, docs/kernel-designs.md) other locks than its
+  // metadata lock, which is `alloc`:
+  alloc_mmap,  // the file's static binder_alloc_mmap_lock
+  mmap,        // the proc's mm->mmap_lock (a reader-writer lock)
+  vma,         // the per-VMA lock of the proc's mapping (a reader-writer lock)
 };
 
 // "alloc", "alloc_install", "context", "proc_outer", "node", "proc_inner": the lock= of the events.

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define CUSED_KABI_VERSION 2
+#define CUSED_KABI_VERSION 4
 
 /* What a cused lock stands for in the kernel's file. */
 enum cused_klock_kind {
@@ -55,12 +55,22 @@ enum cused_kreport {
 /* cused's side. `owner` is the allocator a proc's calls were made for (struct cused_kproc_init). */
 struct cused_krt {
 	/* Locks. `name` is the kernel's name for the lock ("&alloc->mutex"); `owner` the allocator
-	 * of the task that made it (its lock_policy= applies), NULL for a static lock. */
+	 * of the task that made it (its lock_policy= applies; a static lock's, DEFINE_MUTEX's, is
+	 * the first task's to take it), NULL when no task made it. */
 	void *(*lock_create)(void *owner, enum cused_klock_kind kind, const char *name);
 	void (*lock_destroy)(void *lock);
 	void (*lock_lock)(void *lock);
 	int (*lock_trylock)(void *lock);
 	void (*lock_unlock)(void *lock);
+	/* Reader-writer locks: the mmap lock ("&mm->mmap_lock") and the per-VMA locks
+	 * ("vma->vm_lock") of the proc whose allocator is `owner`. */
+	void *(*rwlock_create)(void *owner, const char *name);
+	void (*rwlock_destroy)(void *lock);
+	void (*rwlock_read_lock)(void *lock);
+	int (*rwlock_read_trylock)(void *lock);
+	void (*rwlock_read_unlock)(void *lock);
+	void (*rwlock_write_lock)(void *lock);
+	void (*rwlock_write_unlock)(void *lock);
 	/* The global page LRU's lock (list_lru's lock), as a lock for the calls above: the lock
 	 * of the LRU that lru_select chose last on this thread. */
 	void *lru_lock;
@@ -78,6 +88,11 @@ struct cused_krt {
 	void (*lru_isolate)(void *owner, size_t index);
 
 	void (*trace)(void *owner, enum cused_ktrace event, size_t page_index);
+	/* binder_update_page_range: the pages from `offset` of owner's space that the file takes
+	 * off the LRU (allocate 1) or puts on it (allocate 0), as its tracepoint computes them:
+	 * `size` is the end less the start in unsigned arithmetic, so a range whose end lies before
+	 * its start (a free within one page) wraps, as the kernel prints it. */
+	void (*trace_range)(void *owner, int allocate, size_t offset, size_t size);
 	/* A line the kernel would have logged (pr_*), without its newline. */
 	void (*log)(void *owner, int level, const char *line);
 	/* A debug check fired; `text` says what and where. */

@@ -172,6 +172,10 @@ class Allocator {
   // Visits allocated buffers in address order, under the allocator's lock (for binder_logs);
   // `visit` must not call back into the allocator.
   virtual void for_each_allocated(const std::function<void(const Buffer&)>& visit) const = 0;
+  // binder_logs' "  pages: A:L:F" and "  pages high watermark: N" lines (S9.12) as the design's
+  // own code prints them: a kernel design's are its file's binder_alloc_print_pages. Empty for
+  // cused's designs, whose lines binder_logs writes from stats().
+  virtual std::string print_pages() const { return {}; }
 
   // S1.9 step 8: frees every buffer (zeroing TF_CLEAR_BUF ones), takes the pages off the LRU,
   // waits for a reclaim in progress on them, and punches the whole space. Idempotent; later

@@ -35,6 +35,9 @@ struct cused_kproc {
 	struct mm_struct *mm;
 	struct task_struct task;	/* the proc's task, for binder_alloc_init */
 	bool dead;	/* a BUG fired in a call for this proc: its allocator is not called again */
+	/* The vma's start, which the mmap handler copies into the file's base address
+	 * (alloc->buffer in 6.1 and 6.12, alloc->vm_start in 7.2): the trace's offsets are from it. */
+	unsigned long vm_start;
 };
 
 /* ---- the version's layouts ---- */
@@ -202,15 +205,14 @@ static int glue_mmap(struct cused_kproc *proc, unsigned long vm_start, size_t le
 		/* A second mapping while the first is there: the handler's answer, without it. */
 		mmap_write_unlock(proc->mm);
 		leave(&as, "mmap");
-		free(vma->cused_ptes);
-		free(vma->cused_lock);
-		free(vma);
+		cused_vma_free(vma);
 		return -EBUSY;
 	}
 	pthread_mutex_lock(proc->mm->cused_vma_ptr_lock);
 	proc->mm->cused_vma = vma;
 	pthread_mutex_unlock(proc->mm->cused_vma_ptr_lock);
 	mmap_write_unlock(proc->mm);
+	proc->vm_start = vm_start;
 	/* binder_mmap calls the handler with the mmap lock held for writing. */
 	mmap_write_lock(proc->mm);
 	ret = binder_alloc_mmap_handler(&proc->alloc, vma);
@@ -557,4 +559,16 @@ static const struct cused_kabi abi = {
 __attribute__((visibility("default"))) const struct cused_kabi *cused_kabi_get(void)
 {
 	return &abi;
+}
+
+/* ---- trace ---- */
+
+/* binder_update_page_range's fields as its TP_fast_assign computes them: the offset from the
+ * mapping's start, and end - start in unsigned arithmetic. */
+void cused_trace_page_range(const void *alloc, int allocate, unsigned long start,
+			    unsigned long end)
+{
+	const struct cused_kproc *proc = container_of(alloc, struct cused_kproc, alloc);
+
+	cused_rt->trace_range(proc->owner, allocate, start - proc->vm_start, end - start);
 }

@@ -12,7 +12,8 @@
 enum cused_held_kind {
 	CUSED_HELD_MUTEX,
 	CUSED_HELD_SPIN,
-	CUSED_HELD_RWLOCK,	/* the mmap lock or a VMA lock (a pthread_rwlock_t) */
+	CUSED_HELD_RWLOCK_READ,	/* the mmap lock or a VMA lock (cused's rwlock), read */
+	CUSED_HELD_RWLOCK_WRITE,	/* the mmap lock, written */
 	CUSED_HELD_NOTED,	/* taken by cused on the file's behalf; cused releases it */
 };
 

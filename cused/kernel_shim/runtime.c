@@ -139,8 +139,10 @@ void cused_oops_unwind(struct cused_oops_frame *frame)
 		if (lock.kind == CUSED_HELD_NOTED)
 			continue;
 		held_pop(lock.lock);
-		if (lock.kind == CUSED_HELD_RWLOCK)
-			pthread_rwlock_unlock(lock.impl);
+		if (lock.kind == CUSED_HELD_RWLOCK_READ)
+			cused_rt->rwlock_read_unlock(lock.impl);
+		else if (lock.kind == CUSED_HELD_RWLOCK_WRITE)
+			cused_rt->rwlock_write_unlock(lock.impl);
 		else
 			cused_rt->lock_unlock(lock.impl);
 	}
@@ -216,13 +218,15 @@ void cused_lock_init(void **impl, int kind, const char *name)
 				      name);
 }
 
-/* A lock defined statically (DEFINE_MUTEX) gets its cused lock at first use. */
+/* A lock defined statically (DEFINE_MUTEX) gets its cused lock at first use, as the allocator
+ * of the task that first takes it made it: the tree's design, for its trace. */
 static void *lock_impl(void **impl, int kind, const char *name)
 {
 	void *lock = __atomic_load_n(impl, __ATOMIC_ACQUIRE);
 	if (lock)
 		return lock;
-	void *made = cused_rt->lock_create(NULL, kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX, name);
+	void *made = cused_rt->lock_create(cused_runtime_owner(),
+					   kind ? CUSED_KLOCK_SPIN : CUSED_KLOCK_MUTEX, name);
 	void *expected = NULL;
 	if (__atomic_compare_exchange_n(impl, &expected, made, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
@@ -384,10 +388,8 @@ void __free_page(struct page *page)
 
 /* ---- address spaces ---- */
 
-static pthread_rwlock_t *rw(void *lock)
-{
-	return lock;
-}
+/* The mmap lock and the per-VMA locks are cused's reader-writer locks (cused_krt.rwlock_*),
+ * traced as lock=mmap and lock=vma. */
 
 /* The lockdep classes of the locks every mm and vma has (one class each, as in the kernel). */
 static const struct lock_class_key mmap_lock_class, vma_lock_class;
@@ -395,37 +397,38 @@ static const struct lock_class_key mmap_lock_class, vma_lock_class;
 void cused_mmap_read_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_read_lock");
-	pthread_rwlock_rdlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_read_lock(mm->cused_mmap_lock);
 	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
-		     CUSED_HELD_RWLOCK, false, mm->cused_mmap_lock);
+		     CUSED_HELD_RWLOCK_READ, false, mm->cused_mmap_lock);
 }
 
 bool cused_mmap_read_trylock(struct mm_struct *mm, const char *file, int line)
 {
-	if (pthread_rwlock_tryrdlock(rw(mm->cused_mmap_lock)))
+	if (!cused_rt->rwlock_read_trylock(mm->cused_mmap_lock))
 		return false;
 	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
-		     CUSED_HELD_RWLOCK, true, mm->cused_mmap_lock);
+		     CUSED_HELD_RWLOCK_READ, true, mm->cused_mmap_lock);
 	return true;
 }
 
 void mmap_read_unlock(struct mm_struct *mm)
 {
 	held_pop(mm->cused_mmap_lock);
-	pthread_rwlock_unlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_read_unlock(mm->cused_mmap_lock);
 }
 
 void cused_mmap_write_lock(struct mm_struct *mm, const char *file, int line)
 {
 	cused_might_sleep(file, line, "mmap_write_lock");
-	pthread_rwlock_wrlock(rw(mm->cused_mmap_lock));
+	cused_rt->rwlock_write_lock(mm->cused_mmap_lock);
 	held_push_at(mm->cused_mmap_lock, &mmap_lock_class, "&mm->mmap_lock", file, line,
-		     CUSED_HELD_RWLOCK, false, mm->cused_mmap_lock);
+		     CUSED_HELD_RWLOCK_WRITE, false, mm->cused_mmap_lock);
 }
 
 void mmap_write_unlock(struct mm_struct *mm)
 {
-	mmap_read_unlock(mm);
+	held_pop(mm->cused_mmap_lock);
+	cused_rt->rwlock_write_unlock(mm->cused_mmap_lock);
 }
 
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
@@ -450,20 +453,20 @@ struct vm_area_struct *cused_lock_vma_under_rcu(struct mm_struct *mm, unsigned l
 
 	pthread_mutex_lock(mm->cused_vma_ptr_lock);
 	vma = vma_lookup(mm, addr);
-	if (vma && pthread_rwlock_tryrdlock(rw(vma->cused_lock)))
+	if (vma && !cused_rt->rwlock_read_trylock(vma->cused_lock))
 		vma = NULL;
 	pthread_mutex_unlock(mm->cused_vma_ptr_lock);
 	/* A trylock, as the kernel's vma_start_read is to lockdep. */
 	if (vma)
 		held_push_at(vma->cused_lock, &vma_lock_class, "vma->vm_lock", file, line,
-			     CUSED_HELD_RWLOCK, true, vma->cused_lock);
+			     CUSED_HELD_RWLOCK_READ, true, vma->cused_lock);
 	return vma;
 }
 
 void vma_end_read(struct vm_area_struct *vma)
 {
 	held_pop(vma->cused_lock);
-	pthread_rwlock_unlock(rw(vma->cused_lock));
+	cused_rt->rwlock_read_unlock(vma->cused_lock);
 }
 
 bool mmget_not_zero(struct mm_struct *mm)
@@ -497,8 +500,7 @@ void mmdrop(struct mm_struct *mm)
 {
 	if (__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
 		return;
-	pthread_rwlock_destroy(rw(mm->cused_mmap_lock));
-	free(mm->cused_mmap_lock);
+	cused_rt->rwlock_destroy(mm->cused_mmap_lock);
 	pthread_mutex_destroy(mm->cused_vma_ptr_lock);
 	free(mm->cused_vma_ptr_lock);
 	free(mm);
@@ -509,20 +511,28 @@ struct mm_struct *cused_mm_new(void *owner)
 	struct mm_struct *mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		return NULL;
-	mm->cused_mmap_lock = malloc(sizeof(pthread_rwlock_t));
+	mm->cused_mmap_lock = cused_rt->rwlock_create(owner, "&mm->mmap_lock");
 	mm->cused_vma_ptr_lock = malloc(sizeof(pthread_mutex_t));
 	if (!mm->cused_mmap_lock || !mm->cused_vma_ptr_lock) {
-		free(mm->cused_mmap_lock);
+		if (mm->cused_mmap_lock)
+			cused_rt->rwlock_destroy(mm->cused_mmap_lock);
 		free(mm->cused_vma_ptr_lock);
 		free(mm);
 		return NULL;
 	}
-	pthread_rwlock_init(rw(mm->cused_mmap_lock), NULL);
 	pthread_mutex_init(mm->cused_vma_ptr_lock, NULL);
 	mm->mm_users = 1;	/* the client's address space */
 	mm->mm_count = 1;	/* held by its users */
 	mm->cused_owner = owner;
 	return mm;
+}
+
+void cused_vma_free(struct vm_area_struct *vma)
+{
+	if (vma->cused_lock)
+		cused_rt->rwlock_destroy(vma->cused_lock);
+	free(vma->cused_ptes);
+	free(vma);
 }
 
 struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, size_t length)
@@ -532,14 +542,11 @@ struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, 
 		return NULL;
 	vma->cused_npages = length / PAGE_SIZE;
 	vma->cused_ptes = calloc(vma->cused_npages ? vma->cused_npages : 1, sizeof(struct page *));
-	vma->cused_lock = malloc(sizeof(pthread_rwlock_t));
+	vma->cused_lock = cused_rt->rwlock_create(mm->cused_owner, "vma->vm_lock");
 	if (!vma->cused_ptes || !vma->cused_lock) {
-		free(vma->cused_ptes);
-		free(vma->cused_lock);
-		free(vma);
+		cused_vma_free(vma);
 		return NULL;
 	}
-	pthread_rwlock_init(rw(vma->cused_lock), NULL);
 	vma->vm_start = start;
 	vma->vm_end = start + length;
 	vma->vm_mm = mm;
@@ -643,7 +650,7 @@ void cused_vma_unmap(struct mm_struct *mm)
 	mmap_write_lock(mm);
 	vma = mm->cused_vma;
 	if (vma) {
-		pthread_rwlock_wrlock(rw(vma->cused_lock));
+		cused_rt->rwlock_write_lock(vma->cused_lock);
 		pthread_mutex_lock(mm->cused_vma_ptr_lock);
 		mm->cused_vma = NULL;
 		pthread_mutex_unlock(mm->cused_vma_ptr_lock);
@@ -654,15 +661,11 @@ void cused_vma_unmap(struct mm_struct *mm)
 			if (page)
 				put_page(page);
 		}
-		pthread_rwlock_unlock(rw(vma->cused_lock));
+		cused_rt->rwlock_write_unlock(vma->cused_lock);
 	}
 	mmap_write_unlock(mm);
-	if (vma) {
-		pthread_rwlock_destroy(rw(vma->cused_lock));
-		free(vma->cused_lock);
-		free(vma->cused_ptes);
-		free(vma);
-	}
+	if (vma)
+		cused_vma_free(vma);
 }
 
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,

@@ -14,6 +14,8 @@ extern const struct cused_krt *cused_rt;
 
 /* runtime.c */
 struct mm_struct *cused_mm_new(void *owner);
+/* Frees a vma that cused_vma_new made and that is not (or no longer) mapped. */
+void cused_vma_free(struct vm_area_struct *vma);
 struct vm_area_struct *cused_vma_new(struct mm_struct *mm, unsigned long start, size_t length);
 void cused_vma_unmap(struct mm_struct *mm);
 struct list_lru *cused_file_lru(void);

@@ -63,10 +63,14 @@ std::string thread_class(const FtraceLine& line, const std::string& key) {
 }
 
 // The allocator's locks, whose variant= is the device's alloc_lock= (the engine's proc, node and
-// context locks say `mutex` on every device, which names no device).
+// context locks say `mutex` on every device, which names no device): a kernel design's mmap,
+// per-VMA and binder_alloc_mmap_lock too.
 bool is_allocator_lock(const LockId& lock) {
-  return lock.lock == core::to_string(core::TracedLock::alloc) ||
-         lock.lock == core::to_string(core::TracedLock::alloc_install);
+  using core::TracedLock;
+  for (TracedLock name : {TracedLock::alloc, TracedLock::alloc_install, TracedLock::alloc_mmap,
+                          TracedLock::mmap, TracedLock::vma})
+    if (lock.lock == core::to_string(name)) return true;
+  return false;
 }
 
 // The group of `lock` and thread class `thread` in `groups`, made on first use; `name` is the

@@ -73,8 +73,9 @@ struct LockTraceSummary {
   std::vector<HoldGroup> holds;
 };
 
-// Reads a trace. Events of the allocator's locks (alloc, alloc_install) whose variant= is
-// `exclude_variant` (non-empty) are left out and counted: binder-ab passes the other side's
+// Reads a trace. Events of the allocator's locks (alloc, alloc_install; a kernel design's
+// alloc_mmap, mmap, vma) whose variant= is `exclude_variant` (non-empty) are left out and
+// counted: binder-ab passes the other side's
 // alloc_lock when A and B differ in it, since a daemon that serves both devices traces both into
 // one file. The engine's locks (proc_outer, proc_inner, node, context) say variant=mutex on every
 // device: theirs are kept, both devices'.

@@ -271,7 +271,7 @@ void KernelAllocator::for_each_allocated(const std::function<void(const Buffer&)
       &context);
 }
 
-std::string KernelAllocator::kernel_print_pages() const {
+std::string KernelAllocator::print_pages() const {
   std::string text;
   if (!proc_) return text;
   abi_.print_pages(
@@ -375,6 +375,10 @@ void KernelAllocator::trace(cused_ktrace event, std::size_t index) const {
   // binder_unmap_kernel_*: a kernel mapping cused does not have (core/trace_events.h).
   if (static_cast<std::size_t>(event) >= std::size(kTypes)) return;
   trace::emit(kTypes[event], options_.pid, index);
+}
+
+void KernelAllocator::trace_range(bool allocate, std::size_t offset, std::size_t size) const {
+  trace::emit(TraceEventType::kUpdatePageRange, options_.pid, allocate, offset, size);
 }
 
 void KernelAllocator::log(std::string line) { pending_log.push_back(std::move(line)); }

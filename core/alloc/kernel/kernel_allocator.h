@@ -92,7 +92,7 @@ class KernelAllocator final : public Allocator, public PageOwner {
   std::size_t page_bytes() const override { return page_size_; }
 
   // binder_logs' "pages:" lines as the kernel's binder_alloc_print_pages writes them.
-  std::string kernel_print_pages() const;
+  std::string print_pages() const override;
   KernelReports reports() const;
   const KernelObject& object() const { return object_; }
 
@@ -104,6 +104,8 @@ class KernelAllocator final : public Allocator, public PageOwner {
   void lru_unlink(std::size_t index) CUSED_REQUIRES(lru_.lock());
   void lru_isolate(std::size_t index) CUSED_REQUIRES(lru_.lock());
   void trace(cused_ktrace event, std::size_t index) const;
+  // binder_update_page_range, with the tracepoint's own offset and size.
+  void trace_range(bool allocate, std::size_t offset, std::size_t size) const;
   // A line the file logged; emitted when the entry point returns (no lock held then).
   void log(std::string line);
   void report(cused_kreport kind, const char* text);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "core/alloc/kernel/kernel_runtime.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/kernel/kernel_allocator.h"
@@ -17,6 +22,7 @@
 #include "core/sync/preemption.h"
 #include "core/sync/spinlock.h"
 #include "core/sync/thread_annotations.h"
+#include "core/traced_mutex.h"
 
 namespace cused::core::alloc {
 
@@ -80,6 +86,86 @@ LruLock lru_lock;
 KernelAllocator* allocator(void* owner) { return static_cast<KernelAllocator*>(owner); }
 KernelLock* as_lock(void* lock) { return static_cast<KernelLock*>(lock); }
 
+// The mmap lock and a per-VMA lock: a pthread reader-writer lock (glibc's default: readers go
+// first), traced as lock=mmap / lock=vma with the design's id and policy=barging (no handoff,
+// anyone may take it). A writer's hold is traced as any lock's; readers hold the lock side by
+// side, so each traced reader hold has a trace of its own, kept on the reader's thread until it
+// unlocks (a reader that waited behind a writer names no holder: holder=0). With tracing off a
+// reader pays one load of the sink, its unlock one look at its thread's empty list.
+class TracedRwLock {
+ public:
+  TracedRwLock(TracedLock name, std::uint8_t design)
+      : name_(name), design_(design), writer_(name, design, kPolicy) {}
+  ~TracedRwLock() { pthread_rwlock_destroy(&lock_); }
+  TracedRwLock(const TracedRwLock&) = delete;
+  TracedRwLock& operator=(const TracedRwLock&) = delete;
+
+  void write_lock() { writer_.lock(Exclusive{lock_}); }
+  void write_unlock() { writer_.unlock(Exclusive{lock_}); }
+
+  void read_lock() {
+    if (__builtin_expect(!trace::enabled(), 1)) {
+      pthread_rwlock_rdlock(&lock_);
+      return;
+    }
+    auto trace = std::make_unique<LockTrace>(name_, design_, kPolicy);
+    trace->lock(Shared{lock_});
+    reader_holds.emplace_back(this, std::move(trace));
+  }
+  bool read_trylock() {
+    if (__builtin_expect(!trace::enabled(), 1)) return pthread_rwlock_tryrdlock(&lock_) == 0;
+    auto trace = std::make_unique<LockTrace>(name_, design_, kPolicy);
+    if (!trace->try_lock(Shared{lock_})) return false;
+    reader_holds.emplace_back(this, std::move(trace));
+    return true;
+  }
+  void read_unlock() {
+    for (auto it = reader_holds.rbegin(); it != reader_holds.rend(); ++it) {
+      if (it->first != this) continue;
+      std::unique_ptr<LockTrace> trace = std::move(it->second);
+      reader_holds.erase(std::next(it).base());
+      trace->unlock(Shared{lock_});
+      return;
+    }
+    pthread_rwlock_unlock(&lock_);  // a hold taken while tracing was off
+  }
+
+ private:
+  static constexpr std::uint64_t kPolicy = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
+  struct Exclusive {
+    pthread_rwlock_t& rw;
+    void lock() { pthread_rwlock_wrlock(&rw); }
+    bool try_lock() { return pthread_rwlock_trywrlock(&rw) == 0; }
+    void unlock() { pthread_rwlock_unlock(&rw); }
+  };
+  struct Shared {
+    pthread_rwlock_t& rw;
+    void lock() { pthread_rwlock_rdlock(&rw); }
+    bool try_lock() { return pthread_rwlock_tryrdlock(&rw) == 0; }
+    void unlock() { pthread_rwlock_unlock(&rw); }
+  };
+  // This thread's traced reader holds, of every TracedRwLock, the latest last.
+  static thread_local std::vector<std::pair<const TracedRwLock*, std::unique_ptr<LockTrace>>>
+      reader_holds;
+
+  pthread_rwlock_t lock_ = PTHREAD_RWLOCK_INITIALIZER;
+  const TracedLock name_;
+  const std::uint8_t design_;
+  LockTrace writer_;
+};
+thread_local std::vector<std::pair<const TracedRwLock*, std::unique_ptr<LockTrace>>>
+    TracedRwLock::reader_holds;
+
+TracedRwLock* as_rwlock(void* lock) { return static_cast<TracedRwLock*>(lock); }
+
+void* rwlock_create(void* owner, const char* name) {
+  const KernelAllocator* alloc = allocator(owner);
+  const std::uint8_t design = alloc ? alloc->trace_id() : kSleepingLockDesign;
+  const TracedLock traced =
+      std::string_view(name) == "&mm->mmap_lock" ? TracedLock::mmap : TracedLock::vma;
+  return new (std::nothrow) TracedRwLock(traced, design);
+}
+
 // The file's metadata lock, traced as lock=alloc like cused's designs' (core/lock_trace.h):
 // 6.1 and 6.14+ name it alloc->mutex, 6.8 to 6.13 alloc->lock.
 bool is_alloc_lock(std::string_view name) {
@@ -96,6 +182,8 @@ void* lock_create(void* owner, cused_klock_kind kind, const char* name) {
     return new LockOf<PlainSpin>();
   }
   if (is_alloc_lock(name)) return new LockOf<SleepingAllocLock>(policy, design);
+  if (std::string_view(name) == "binder_alloc_mmap_lock")
+    return new LockOf<TracedMutex<TracedLock::alloc_mmap>>(policy, design);
   return new LockOf<sync::PolicyMutex>(policy);
 }
 
@@ -161,6 +249,13 @@ const cused_krt kRuntime = {
     .lock_lock = [](void* lock) { as_lock(lock)->lock(); },
     .lock_trylock = [](void* lock) { return as_lock(lock)->try_lock() ? 1 : 0; },
     .lock_unlock = [](void* lock) { as_lock(lock)->unlock(); },
+    .rwlock_create = rwlock_create,
+    .rwlock_destroy = [](void* lock) { delete as_rwlock(lock); },
+    .rwlock_read_lock = [](void* lock) { as_rwlock(lock)->read_lock(); },
+    .rwlock_read_trylock = [](void* lock) { return as_rwlock(lock)->read_trylock() ? 1 : 0; },
+    .rwlock_read_unlock = [](void* lock) { as_rwlock(lock)->read_unlock(); },
+    .rwlock_write_lock = [](void* lock) { as_rwlock(lock)->write_lock(); },
+    .rwlock_write_unlock = [](void* lock) { as_rwlock(lock)->write_unlock(); },
     .lru_lock = static_cast<KernelLock*>(&lru_lock),
     .lru_select = [](void* owner) { selected_kernel_lru() = &allocator(owner)->lru(); },
     .page_install = [](void* owner,
@@ -174,6 +269,10 @@ const cused_krt kRuntime = {
     .trace =
         [](void* owner, cused_ktrace event, std::size_t index) {
           if (owner) allocator(owner)->trace(event, index);
+        },
+    .trace_range =
+        [](void* owner, int allocate, std::size_t offset, std::size_t size) {
+          if (owner) allocator(owner)->trace_range(allocate != 0, offset, size);
         },
     .log = log,
     .report = report,

@@ -514,7 +514,11 @@ void unregister_shrinker(struct shrinker *shrinker);
 #define cused_trace_binder_return_error(...)
 #define cused_trace_binder_netlink_report(...)
 void cused_trace_page(const void *alloc, int event, size_t page_index);
-#define cused_trace_binder_update_page_range(...)
+/* start and end are void __user * in 6.1, unsigned long in 6.12 and 7.2. */
+void cused_trace_page_range(const void *alloc, int allocate, unsigned long start,
+			    unsigned long end);
+#define cused_trace_binder_update_page_range(a, allocate, start, end) \
+	cused_trace_page_range(a, allocate, (unsigned long)(start), (unsigned long)(end))
 #define cused_trace_binder_alloc_lru_start(a, i) cused_trace_page(a, 0, i)
 #define cused_trace_binder_alloc_lru_end(a, i) cused_trace_page(a, 1, i)
 #define cused_trace_binder_free_lru_start(a, i) cused_trace_page(a, 2, i)

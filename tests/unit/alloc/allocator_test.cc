@@ -428,6 +428,45 @@ TEST_P(AllocatorTest, S9_12_PageCountersAndHighWatermark) {
   EXPECT_EQ(stats.pages_high, 5u);  // a watermark never goes down
 }
 
+// Issue 45 point 2: binder_logs' "pages:" lines of a kernel design are its file's own
+// binder_alloc_print_pages (core/debug_print.cc prints them); cused's view of the same pages
+// (stats(), what the suites assert for every design) must say the same at every step: pages
+// installed, on the LRU, reclaimed.
+TEST_P(AllocatorTest, S9_12_AKernelDesignsOwnPagesLinesAgreeWithCusedsView) {
+  TestProc proc(lru, GetParam(), 1 << 20);
+  if (!is_kernel_design(GetParam())) {
+    EXPECT_EQ(proc.alloc->print_pages(), "") << "cused's designs: binder_logs formats stats()";
+    return;
+  }
+  auto cused_view = [&] {
+    const AllocatorStats stats = proc.alloc->stats();
+    return "  pages: " + std::to_string(stats.pages.active) + ":" +
+           std::to_string(stats.pages.lru) + ":" + std::to_string(stats.pages.free) +
+           "\n  pages high watermark: " + std::to_string(stats.pages_high) + "\n";
+  };
+  const std::size_t pages = (1 << 20) / page();
+  EXPECT_EQ(proc.alloc->print_pages(), cused_view());
+  Buffer* a = proc.sync_buffer(page() + 8);  // pages 0-1
+  Buffer* b = proc.sync_buffer(3 * page());  // pages 1-4
+  EXPECT_EQ(proc.alloc->print_pages(),
+            "  pages: 5:0:" + std::to_string(pages - 5) + "\n  pages high watermark: 5\n");
+  EXPECT_EQ(proc.alloc->print_pages(), cused_view());
+  proc.alloc->free_buffer(*a);
+  EXPECT_EQ(proc.alloc->print_pages(),
+            "  pages: 4:1:" + std::to_string(pages - 5) + "\n  pages high watermark: 5\n");
+  EXPECT_EQ(proc.alloc->print_pages(), cused_view());
+  proc.alloc->free_buffer(*b);
+  EXPECT_EQ(proc.alloc->print_pages(), cused_view());
+  lru.reclaim();
+  EXPECT_EQ(proc.alloc->print_pages(),
+            "  pages: 0:0:" + std::to_string(pages) + "\n  pages high watermark: 5\n");
+  EXPECT_EQ(proc.alloc->print_pages(), cused_view());
+  // Unmapped, the file counts no page at all (it checks for its vma first), where cused's view
+  // still counts the space's pages free: binder_logs prints the file's.
+  proc.alloc->unmap();
+  EXPECT_EQ(proc.alloc->print_pages(), "  pages: 0:0:0\n  pages high watermark: 5\n");
+}
+
 TEST_P(AllocatorTest, CopyHelpersCheckBoundsAndAlignment) {
   TestProc proc(lru, GetParam(), 1 << 20);
   Buffer* buffer = proc.sync_buffer(64);

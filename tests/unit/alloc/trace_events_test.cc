@@ -19,10 +19,13 @@
 
 #include "core/alloc/alloc_lock.h"
 #include "core/alloc/install_lock.h"
+#include "core/alloc/kernel/kernel_allocator.h"
+#include "core/alloc/kernel/kernel_runtime.h"
 #include "core/alloc/shrinker.h"
 #include "core/lock_trace.h"
 #include "core/locks.h"
 #include "core/sync/preemption.h"
+#include "core/trace_event_names.h"
 #include "tests/unit/alloc/fixture.h"
 
 namespace cused::core::alloc::testing {
@@ -82,21 +85,33 @@ std::vector<TraceEventType> types(const std::vector<TraceEvent>& events) {
   return out;
 }
 
-// The holder keeps `lock` until the waiter has emitted cused_lock_contended, so the waiter's
-// first try always fails; then 1 ms more, a hold long enough to be emitted uncontended.
-template <typename Lock>
-void contend(Lock& lock, RecordingSink& sink) {
+// The holder (this thread, as client kHolder) takes a lock with `hold` and keeps it until the
+// waiter (client kWaiter), which runs `wait`, has emitted cused_lock_contended, so the waiter's
+// first try always fails; then 1 ms more, a hold long enough to be emitted uncontended, and lets
+// go with `release`.
+template <typename Hold, typename Wait, typename Release>
+void contend_with(RecordingSink& sink, Hold hold, Wait wait, Release release) {
   trace::TaskScope task({kHolder, kHolder});
-  lock.lock();  // the holder: this thread, as client kHolder
+  hold();
   std::thread waiter([&] {
     trace::TaskScope task({kWaiter, kWaiter});
-    lock.lock();
-    lock.unlock();
+    wait();
   });
   while (!sink.has(TraceEventType::kLockContended)) std::this_thread::yield();
   std::this_thread::sleep_for(1ms);
-  lock.unlock();
+  release();
   waiter.join();
+}
+
+template <typename Lock>
+void contend(Lock& lock, RecordingSink& sink) {
+  contend_with(
+      sink, [&] { lock.lock(); },
+      [&] {
+        lock.lock();
+        lock.unlock();
+      },
+      [&] { lock.unlock(); });
 }
 
 // The two kinds of metadata lock the designs use (core/alloc/alloc_lock.h), each carrying the
@@ -387,6 +402,218 @@ TEST_F(PageEventsTest, AnEmptyUnaskedShrinkerPassIsNoEvent) {
     EXPECT_EQ(sink.of_type(TraceEventType::kShrinkerPass).size(), 1u) << "asked for";
   }
 }
+
+// Issue 45 point 2: every registered design's page events, the kernel designs' (their file's
+// own trace_binder_* calls, through the shim) among them, as binder_alloc.c emits them (S9.5,
+// docs/tracing.md): a buffer's allocation prints binder_update_page_range allocate=1 from its
+// first page, then each missing page's binder_alloc_page_start/_end; its free prints
+// allocate=0 and puts each page on the LRU (binder_free_lru_start/_end); the next allocation
+// of those pages takes them back (binder_alloc_lru_start/_end); the shrinker's reclaim of a page
+// prints binder_unmap_user_start/_end and cused_page_reclaim. cused's designs install a run of
+// pages with one system call (docs/tracing.md, "Several pages installed at once"), so the test
+// asserts each page's events, not their interleaving.
+class DesignPageEventsTest : public ::testing::TestWithParam<Variant> {
+ protected:
+  static constexpr pid_t kPid = 580;
+  static constexpr std::size_t kPages = 3;
+  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  static AllocatorOptions options() {
+    AllocatorOptions options;
+    options.pid = kPid;
+    return options;
+  }
+  // The page_index fields of `sink`'s events of `type`, in order.
+  static std::vector<std::uint64_t> pages_of(const RecordingSink& sink, TraceEventType type) {
+    std::vector<std::uint64_t> out;
+    for (const TraceEvent& event : sink.of_type(type)) {
+      EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(kPid)) << trace_event_name(type);
+      out.push_back(event.fields[1]);
+    }
+    return out;
+  }
+  // The binder_update_page_range events with allocate=`allocate`: {offset, size}.
+  static std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges(const RecordingSink& sink,
+                                                                     bool allocate) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (const TraceEvent& event : sink.of_type(TraceEventType::kUpdatePageRange)) {
+      EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(kPid));
+      if (event.fields[1] == (allocate ? 1u : 0u))
+        out.emplace_back(event.fields[2], event.fields[3]);
+    }
+    return out;
+  }
+  // Whether one of `ranges` covers the buffer's pages [0, kPages).
+  static bool covers_buffer(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges) {
+    return std::any_of(ranges.begin(), ranges.end(), [](const auto& range) {
+      return range.first == 0 && range.second >= kPages * page() &&
+             range.second < std::uint64_t{1} << 32;  // not an end before its start
+    });
+  }
+  static std::vector<std::uint64_t> buffer_pages() { return {0, 1, 2}; }
+  static std::vector<std::uint64_t> sorted(std::vector<std::uint64_t> pages) {
+    std::sort(pages.begin(), pages.end());
+    return pages;
+  }
+
+  PageLru lru;
+};
+
+TEST_P(DesignPageEventsTest, AllocationFreeReuseAndReclaimPrintTheKernelsPageEvents) {
+  TestProc proc(lru, GetParam(), 1 << 20, options());
+  Buffer* buffer = nullptr;
+  {
+    RecordingSink sink;
+    buffer = proc.sync_buffer(kPages * page());
+    ASSERT_NE(buffer, nullptr);
+    ASSERT_EQ(buffer->offset(), 0u);
+    EXPECT_TRUE(covers_buffer(ranges(sink, true))) << "binder_update_page_range allocate=1";
+    const std::vector<TraceEventType> order = types(sink.events());
+    EXPECT_LT(std::find(order.begin(), order.end(), TraceEventType::kUpdatePageRange),
+              std::find(order.begin(), order.end(), TraceEventType::kAllocPageStart))
+        << "the range comes before its pages";
+    EXPECT_EQ(sorted(pages_of(sink, TraceEventType::kAllocPageStart)), buffer_pages());
+    EXPECT_EQ(sorted(pages_of(sink, TraceEventType::kAllocPageEnd)), buffer_pages());
+    std::uint64_t installed = 0;
+    for (const TraceEvent& install : sink.of_type(TraceEventType::kPageInstall))
+      installed += install.fields[2];
+    EXPECT_EQ(installed, kPages) << "cused_page_install";
+    EXPECT_TRUE(pages_of(sink, TraceEventType::kAllocLruStart).empty()) << "no page was on the LRU";
+  }
+  {
+    RecordingSink sink;
+    proc.alloc->free_buffer(*buffer);
+    EXPECT_TRUE(covers_buffer(ranges(sink, false))) << "binder_update_page_range allocate=0";
+    EXPECT_TRUE(ranges(sink, true).empty());
+    // 6.1's binder_update_page_range frees from the range's last page down; later files and
+    // cused's designs from its first page up.
+    std::vector<std::uint64_t> freed = buffer_pages();
+    if (kernel_version_code(GetParam()) != 0 &&
+        kernel_version_code(GetParam()) < kernel_version(6, 2))
+      std::reverse(freed.begin(), freed.end());
+    EXPECT_EQ(pages_of(sink, TraceEventType::kFreeLruStart), freed);
+    EXPECT_EQ(pages_of(sink, TraceEventType::kFreeLruEnd), freed);
+    EXPECT_TRUE(sink.of_type(TraceEventType::kAllocPageStart).empty());
+  }
+  {
+    RecordingSink sink;
+    buffer = proc.sync_buffer(kPages * page());
+    ASSERT_NE(buffer, nullptr);
+    EXPECT_TRUE(covers_buffer(ranges(sink, true)));
+    EXPECT_EQ(pages_of(sink, TraceEventType::kAllocLruStart), buffer_pages()) << "S9.5";
+    EXPECT_EQ(pages_of(sink, TraceEventType::kAllocLruEnd), buffer_pages());
+    EXPECT_TRUE(sink.of_type(TraceEventType::kAllocPageStart).empty()) << "still installed";
+    proc.alloc->free_buffer(*buffer);
+  }
+  RecordingSink sink;
+  Shrinker shrinker(lru);
+  const ReclaimResult result = shrinker.reclaim(false);
+  EXPECT_EQ(result.pages, kPages);
+  EXPECT_EQ(sorted(pages_of(sink, TraceEventType::kUnmapUserStart)), buffer_pages());
+  EXPECT_EQ(sorted(pages_of(sink, TraceEventType::kUnmapUserEnd)), buffer_pages());
+  EXPECT_EQ(sorted(pages_of(sink, TraceEventType::kPageReclaim)), buffer_pages());
+}
+
+// A buffer within a page it shares with an allocated neighbour has no page to itself: the
+// kernel's file still prints its range, empty (6.12 and 7.2) or not at all (6.1, whose
+// binder_update_page_range returns first), and puts no page on the LRU when it is freed, since
+// its neighbour still uses the page.
+TEST_P(DesignPageEventsTest, ABufferInASharedPageTakesNoPageFromTheLru) {
+  TestProc proc(lru, GetParam(), 1 << 20, options());
+  Buffer* first = proc.sync_buffer(64);
+  ASSERT_NE(first, nullptr);
+  RecordingSink sink;
+  Buffer* second = proc.sync_buffer(64);
+  ASSERT_NE(second, nullptr);
+  ASSERT_LT(second->offset(), page());
+  proc.alloc->free_buffer(*second);
+  EXPECT_TRUE(sink.of_type(TraceEventType::kAllocPageStart).empty());
+  EXPECT_TRUE(sink.of_type(TraceEventType::kFreeLruStart).empty()) << "page 0 is still used";
+  EXPECT_TRUE(sink.of_type(TraceEventType::kAllocLruStart).empty());
+  proc.alloc->free_buffer(*first);
+}
+
+// Issue 45 point 2: the other locks a kernel design's file takes emit cused_lock_* under their
+// names, with the tree's design id, as its metadata lock does (lock=alloc): the static
+// binder_alloc_mmap_lock (lock=alloc_mmap), the proc's mmap lock (lock=mmap) and the per-VMA
+// lock (lock=vma). The locks are made as the shim makes them (the runtime's lock_create and
+// rwlock_create, for the proc's allocator); a reader waits behind a writer, a writer behind a
+// reader.
+TEST_P(DesignPageEventsTest, AKernelDesignsOtherLocksAreTracedByName) {
+  TestProc proc(lru, GetParam(), 1 << 20, options());
+  auto* kernel = dynamic_cast<KernelAllocator*>(proc.alloc.get());
+  if (kernel == nullptr)
+    GTEST_SKIP() << "cused's designs take no lock but lock=alloc/alloc_install";
+  const cused_krt& rt = kernel_runtime();
+  const std::uint64_t design = kernel->trace_id();
+  auto expect_named = [&](const std::vector<TraceEvent>& events, TracedLock name,
+                          std::uint64_t policy) {
+    ASSERT_EQ(types(events),
+              (std::vector{TraceEventType::kLockContended, TraceEventType::kLockAcquired,
+                           TraceEventType::kLockReleased}));
+    for (const TraceEvent& event : events) {
+      EXPECT_EQ(event.fields[0], static_cast<std::uint64_t>(name)) << to_string(name);
+      EXPECT_EQ(event.fields[1], design);
+      EXPECT_EQ(event.fields[2], policy);
+    }
+  };
+  const auto barging = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
+  {
+    void* mutex = rt.lock_create(kernel, CUSED_KLOCK_MUTEX, "binder_alloc_mmap_lock");
+    struct Adapter {
+      void* made;
+      void lock() { kernel_runtime().lock_lock(made); }
+      void unlock() { kernel_runtime().lock_unlock(made); }
+    } adapter{mutex};
+    RecordingSink sink;
+    contend(adapter, sink);
+    expect_named(sink.of_task(kWaiter), TracedLock::alloc_mmap, barging);
+    rt.lock_destroy(mutex);
+  }
+  for (auto [kernel_name, name] : {std::pair{"&mm->mmap_lock", TracedLock::mmap},
+                                   std::pair{"vma->vm_lock", TracedLock::vma}}) {
+    void* rwlock = rt.rwlock_create(kernel, kernel_name);
+    ASSERT_NE(rwlock, nullptr);
+    {
+      // A reader behind a writer.
+      RecordingSink sink;
+      contend_with(
+          sink, [&] { rt.rwlock_write_lock(rwlock); },
+          [&] {
+            rt.rwlock_read_lock(rwlock);
+            rt.rwlock_read_unlock(rwlock);
+          },
+          [&] { rt.rwlock_write_unlock(rwlock); });
+      expect_named(sink.of_task(kWaiter), name, barging);
+      const std::vector<TraceEvent> writer = sink.of_task(kHolder);
+      ASSERT_EQ(types(writer), std::vector{TraceEventType::kLockReleased}) << "a long hold";
+      EXPECT_EQ(writer[0].fields[0], static_cast<std::uint64_t>(name));
+    }
+    {
+      // A writer behind a reader; two readers side by side are no contention.
+      RecordingSink sink;
+      contend_with(
+          sink,
+          [&] {
+            rt.rwlock_read_lock(rwlock);
+            std::thread([&] {
+              EXPECT_EQ(rt.rwlock_read_trylock(rwlock), 1);
+              rt.rwlock_read_unlock(rwlock);
+            }).join();
+            EXPECT_FALSE(sink.has(TraceEventType::kLockContended)) << "readers share the lock";
+          },
+          [&] {
+            rt.rwlock_write_lock(rwlock);
+            rt.rwlock_write_unlock(rwlock);
+          },
+          [&] { rt.rwlock_read_unlock(rwlock); });
+      expect_named(sink.of_task(kWaiter), name, barging);
+    }
+    rt.rwlock_destroy(rwlock);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Designs, DesignPageEventsTest, ::testing::ValuesIn(each_design()),
+                         [](const auto& info) { return name_of(info.param); });
 
 }  // namespace
 }  // namespace cused::core::alloc::testing
