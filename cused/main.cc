@@ -66,21 +66,23 @@ cused::core::DeviceOptions host_defaults() {
   return options;
 }
 
-// `cused kernel-build TREE`: builds (or finds in the cache) and loads the kernel design, so that
-// a daemon's first use of it is a dlopen; prints the object, or the compiler's messages.
-int build_kernel_design(const std::string& tree) {
-  const std::string name = tree.starts_with("kernel:") ? tree : "kernel:" + tree;
+// `cused kernel-build TREE [--patch FILE]...`: builds (or finds in the cache) and loads the kernel
+// design kernel:TREE (kernel:TREE+FILE... with patches), so that a daemon's first use of it is a
+// dlopen; prints the object, or the compiler's or patch's messages.
+int build_kernel_design(const std::string& tree, const std::vector<std::string>& patches) {
+  std::string name = tree.starts_with("kernel:") ? tree : "kernel:" + tree;
+  for (const std::string& patch : patches) name += "+" + patch;
   const auto paths = cused::host::kernel_design_paths();
   std::string error;
-  auto path = cused::host::kernel_tree_of(name, paths, error);
-  auto build = path ? cused::host::build_kernel_design(*path, paths, error) : std::nullopt;
-  auto object =
-      build ? cused::host::load_kernel_design(name, *path, build->object, error) : std::nullopt;
+  auto source = cused::host::kernel_source_of(name, paths, error);
+  auto build = source ? cused::host::build_kernel_design_of(*source, paths, error) : std::nullopt;
+  auto object = build ? cused::host::load_kernel_design(name, source->label, build->object, error)
+                      : std::nullopt;
   if (!object) {
     fmt::print(stderr, "cused kernel-build: {}: {}\n", name, error);
     return 1;
   }
-  fmt::print("{}: Linux {} from {}\n{} ({})\n", name, object->abi->kernel_version, path->string(),
+  fmt::print("{}: Linux {} from {}\n{} ({})\n", name, object->abi->kernel_version, source->label,
              build->object.string(), build->cached ? "cached" : "built");
   return 0;
 }
@@ -260,13 +262,18 @@ int serve(int argc, char** argv) {
           ->option_text("[=PROGRAM]");
   run->prefix_command();  // everything from PROGRAM on is the program's
   std::string kernel_tree;
+  std::vector<std::string> kernel_patches;
   CLI::App* kernel_build = app.add_subcommand(
       "kernel-build",
       "Build TREE's drivers/android/binder_alloc.c with the kernel shim into the cached object "
       "alloc_lock=kernel:TREE loads, load it once, and print it (" CUSED_DOC_DIR
       "/kernel-designs.md): cused kernel-build TREE (a path, or a name under "
-      "CUSED_KERNEL_TREES such as 7.2)");
-  kernel_build->add_option("TREE", kernel_tree, "The kernel tree")->required();
+      "CUSED_KERNEL_TREES such as 7.2); with --patch, the object of alloc_lock=kernel:TREE+PATCH");
+  kernel_build->add_option("TREE", kernel_tree, "The kernel tree (TREE+PATCH... as well)")
+      ->required();
+  kernel_build->add_option("--patch", kernel_patches,
+                           "A patch to apply with patch -p1 in a scratch copy of the tree "
+                           "(repeatable, applied in order)");
   cused::host::DesignCheckOptions check_options;
   double check_seconds = 60;
   CLI::App* check_design = app.add_subcommand(
@@ -309,7 +316,7 @@ int serve(int argc, char** argv) {
     if (servicemanager_flag->count() > 0) run_options.servicemanager = servicemanager;
     return cused::run::launch(run_options);
   }
-  if (kernel_build->parsed()) return build_kernel_design(kernel_tree);
+  if (kernel_build->parsed()) return build_kernel_design(kernel_tree, kernel_patches);
   if (check_design->parsed()) {
     check_options.duration = std::chrono::milliseconds(static_cast<long>(check_seconds * 1000));
     return run_design_check(check_options);

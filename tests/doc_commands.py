@@ -19,7 +19,8 @@ in /dev and daemons it starts end with the namespace, and the host's /dev, /run 
 mounts are left alone. A command ending in `&` runs in the background and is followed by a
 person's pause (1 s) before the next.
 
-Usage: doc_commands.py SOURCE_ROOT BUILD_ROOT [FILE...]   (meson test 'doc-commands', suite docs)
+Usage: doc_commands.py SOURCE_ROOT BUILD_ROOT [FILE...]   (meson test 'doc-commands', suite docs;
+       'doc-commands-kernel-designs' runs docs/kernel-designs.md's when the kernel trees are fetched)
        doc_commands.py --self-test                          (meson test 'doc-commands-self-test')
 Needs root (the namespaces, FUSE). Exits 77 (skipped) when BUILD_ROOT is not SOURCE_ROOT/build,
 since the documents name that directory.

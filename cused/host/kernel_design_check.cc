@@ -20,71 +20,17 @@
 #include "core/alloc/variant.h"
 #include "cused/host/allocation_stress.h"
 #include "cused/host/kernel_design_loader.h"
-#include "cused/host/run_program.h"
 
 namespace fs = std::filesystem;
 
 namespace cused::host {
 namespace {
 
-// What a kernel design is built from (kernel_design_loader.h): a patched copy needs no more.
-// Symlinks are copied as such: tools/include has one that points outside tools/.
-constexpr const char* kTreeParts[] = {"drivers/android", "tools/lib/rbtree.c", "tools/include",
-                                      "Makefile", ".version"};
-
-// A scratch copy of `tree`'s parts under the cache, removed when the check is done (the object
-// built from it stays cached under its sources' hash).
-class ScratchTree {
- public:
-  explicit ScratchTree(const fs::path& cache) {
-    fs::create_directories(cache);
-    std::string pattern = (cache / "patched-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make " + pattern);
-    path_ = pattern;
-  }
-  ~ScratchTree() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchTree(const ScratchTree&) = delete;
-  ScratchTree& operator=(const ScratchTree&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// Copies `tree`'s parts into `scratch` and applies `patches`; false with `error` set.
-bool patch_copy(const fs::path& tree, const std::vector<fs::path>& patches, const fs::path& scratch,
-                std::string& error) {
-  std::error_code ec;
-  for (const char* part : kTreeParts) {
-    if (!fs::exists(tree / part)) continue;
-    fs::create_directories((scratch / part).parent_path(), ec);
-    fs::copy(tree / part, scratch / part,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
-    if (ec) {
-      error = "cannot copy " + (tree / part).string() + ": " + ec.message();
-      return false;
-    }
-  }
-  const fs::path log = scratch / "patch.log";
-  for (const fs::path& patch : patches) {
-    if (!run_program({"patch", "-p1", "-s", "-N", "-d", scratch.string(), "-i",
-                      fs::absolute(patch).string()},
-                     log)) {
-      error = patch.string() + " does not apply to " + tree.string() + ":\n" + read_text(log);
-      return false;
-    }
-  }
-  return true;
 }
 
 // What the workload's run told the parent: its numbers, and the kernel's reports (the daemon's
@@ -260,15 +206,12 @@ static std::optional<DesignVerdict> check_kernel_design_or_throw(const DesignChe
   const KernelDesignPaths paths = kernel_design_paths();
   const std::string spec =
       options.tree.starts_with("kernel:") ? options.tree.substr(7) : options.tree;
-  auto tree = kernel_tree_of("kernel:" + spec, paths, error);
-  if (!tree) return std::nullopt;
-  std::optional<ScratchTree> scratch;
+  // --patch P is the design kernel:TREE+P (patched_kernel_tree.h): patched in a scratch copy
+  // that is gone before the workload starts, cached under the patched sources' hash.
   std::string name = "kernel:" + spec;
-  if (!options.patches.empty()) {
-    scratch.emplace(paths.cache);
-    if (!patch_copy(*tree, options.patches, scratch->path(), error)) return std::nullopt;
-    name = "kernel:" + scratch->path().string();
-  }
+  for (const fs::path& patch : options.patches) name += "+" + fs::absolute(patch).string();
+  auto source = kernel_source_of(name, paths, error);
+  if (!source) return std::nullopt;
   if (!core::alloc::parse_lock_variant(name)) {
     error = core::alloc::last_resolve_error();
     return std::nullopt;
@@ -279,14 +222,7 @@ static std::optional<DesignVerdict> check_kernel_design_or_throw(const DesignChe
   DesignVerdict verdict = run_checks(name, options, log);
   fs::remove(log, ec);
   verdict.design = "kernel:" + spec;
-  // The scratch copy is gone after the check (and the cached object may be that of an earlier
-  // copy): the reports name the tree they came from.
-  if (scratch) {
-    const std::regex copy((paths.cache / "patched-").string() + "[A-Za-z0-9]{6}");
-    for (CheckResult& check : verdict.checks)
-      check.first = std::regex_replace(check.first, copy, tree->string() + "+patches");
-  }
-  for (const fs::path& patch : options.patches) verdict.patches.push_back(patch.filename());
+  for (const fs::path& patch : source->patches) verdict.patches.push_back(patch.filename());
   return verdict;
 }
 

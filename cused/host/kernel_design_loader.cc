@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/alloc/kernel/kernel_design.h"
+#include "cused/host/patched_kernel_tree.h"
 #include "cused/host/run_program.h"
+#include "cused/host/scratch_directory.h"
 
 #ifndef CUSED_KERNEL_SHIM_DIR
 #define CUSED_KERNEL_SHIM_DIR "/usr/share/cused/kernel_shim"
@@ -143,8 +145,54 @@ std::optional<fs::path> kernel_tree_of(std::string_view name, const KernelDesign
   return tree;
 }
 
+std::optional<KernelDesignSource> kernel_source_of(std::string_view name,
+                                                   const KernelDesignPaths& paths,
+                                                   std::string& error) {
+  KernelDesignSource source;
+  std::string tree_error;
+  // The shortest prefix before a '+' that is a tree; the whole name when none is.
+  std::size_t end = name.find('+');
+  for (;; end = name.find('+', end + 1)) {
+    const std::string_view prefix = name.substr(0, end);
+    std::string error_here;
+    if (auto tree = kernel_tree_of(prefix, paths, error_here)) {
+      source.tree = *tree;
+      break;
+    }
+    if (tree_error.empty()) tree_error = error_here;
+    if (end == std::string_view::npos) {
+      error = tree_error;
+      return std::nullopt;
+    }
+  }
+  if (end != std::string_view::npos) {
+    std::string_view rest = name.substr(end + 1);
+    while (true) {
+      const std::string_view patch = rest.substr(0, rest.find('+'));
+      if (patch.empty() || !fs::is_regular_file(fs::path(patch))) {
+        error = "no patch file '" + std::string(patch) + "' (kernel:TREE+PATCH[+PATCH...]: " +
+                "a patch's path is taken from the working directory)";
+        return std::nullopt;
+      }
+      source.patches.emplace_back(patch);
+      if (patch.size() == rest.size()) break;
+      rest.remove_prefix(patch.size() + 1);
+    }
+  }
+  source.label = source.patches.empty() ? source.tree.string()
+                                        : patched_tree_label(source.tree, source.patches);
+  return source;
+}
+
+std::optional<KernelBuild> build_kernel_design_of(const KernelDesignSource& source,
+                                                  const KernelDesignPaths& paths,
+                                                  std::string& error) {
+  if (source.patches.empty()) return build_kernel_design(source.tree, paths, error);
+  return build_patched_kernel_design(source.tree, source.patches, paths, error);
+}
+
 std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const KernelDesignPaths& paths,
-                                               std::string& error) {
+                                               std::string& error, const std::string& shown_as) {
   const fs::path android = tree / "drivers/android";
   const std::vector<fs::path> sources = {android / "binder_alloc.c", android / "binder_alloc.h",
                                          android / "binder_trace.h", tree / "tools/lib/rbtree.c"};
@@ -158,13 +206,18 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
   const std::string version_code =
       std::to_string((major << 16) + (minor << 8) + std::min(sub, 255));
   const std::vector<std::string> cc = split_words(paths.cc);
-  const std::vector<std::string> flags = {"-std=gnu11",          "-O2",      "-g",   "-fPIC",
-                                          "-fvisibility=hidden", "-pthread", "-Wall"};
+  std::vector<std::string> flags = {"-std=gnu11",          "-O2",      "-g",   "-fPIC",
+                                    "-fvisibility=hidden", "-pthread", "-Wall"};
+  // A scratch copy's path is gone after the build: reports (WARN_ON's file, the atomic-sleep
+  // check's line) name what it was made from instead.
+  if (!shown_as.empty()) flags.push_back("-ffile-prefix-map=" + tree.string() + "=" + shown_as);
 
   Hash hash;
   hash.add(std::to_string(CUSED_KABI_VERSION));
   hash.add(paths.cc);
-  for (const std::string& flag : flags) hash.add(flag);
+  for (const std::string& flag : flags)
+    if (!flag.starts_with("-ffile-prefix-map=")) hash.add(flag);
+  hash.add(shown_as);
   hash.add(*version);
   for (const fs::path& source : sources) {
     auto text = read_file(source);
@@ -197,14 +250,14 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
     build.cached = true;
     return build;
   }
-  std::error_code ec;
-  fs::create_directories(paths.cache, ec);
-  const fs::path work = paths.cache / ("build-" + hash.hex() + "-" + std::to_string(getpid()));
-  fs::create_directories(work, ec);
-  if (ec) {
-    error = "cannot create " + work.string() + ": " + ec.message();
+  std::optional<ScratchDirectory> scratch;
+  try {
+    scratch.emplace(paths.cache, "build");
+  } catch (const std::exception& e) {
+    error = e.what();
     return std::nullopt;
   }
+  const fs::path work = scratch->path();
   const fs::path log = work / "build.log";
   // tools/lib/rbtree.c is the kernel's userspace rbtree, built against the tree's tools/include.
   std::vector<std::string> rbtree = cc;
@@ -235,14 +288,13 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
                            "-o",
                            (work / "object.so").string()});
   if (!run_program(rbtree, log) || !run_program(link, log)) {
-    error = "building " + tree.string() + "'s binder_alloc.c failed:\n" +
-            read_file(log).value_or("(no output)");
-    fs::remove_all(work, ec);
+    error = "building " + (shown_as.empty() ? tree.string() : shown_as) +
+            "'s binder_alloc.c failed:\n" + read_file(log).value_or("(no output)");
     return std::nullopt;
   }
   // A rename: a concurrent build of the same object (another test) leaves one whole file.
+  std::error_code ec;
   fs::rename(work / "object.so", build.object, ec);
-  fs::remove_all(work, ec);
   if (!fs::exists(build.object)) {
     error = "cannot store " + build.object.string();
     return std::nullopt;
@@ -280,11 +332,11 @@ namespace {
 const core::alloc::Design* resolve(std::string_view name, std::string& error) {
   if (!name.starts_with(kPrefix)) return nullptr;
   const KernelDesignPaths paths = kernel_design_paths();
-  auto tree = kernel_tree_of(name, paths, error);
-  if (!tree) return nullptr;
-  auto build = build_kernel_design(*tree, paths, error);
+  auto source = kernel_source_of(name, paths, error);
+  if (!source) return nullptr;
+  auto build = build_kernel_design_of(*source, paths, error);
   if (!build) return nullptr;
-  auto object = load_kernel_design(std::string(name), *tree, build->object, error);
+  auto object = load_kernel_design(std::string(name), source->label, build->object, error);
   if (!object) return nullptr;
   return core::alloc::register_kernel_design(std::move(*object), error);
 }

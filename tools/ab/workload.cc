@@ -60,8 +60,9 @@ bool collect_output(int fd, Clock::time_point deadline, std::string& output) {
 }  // namespace
 
 Variant resolve_variant(const std::string& text, const std::string& mount_dir) {
-  if (text.find('/') != std::string::npos) return {.label = text, .device = text};
+  // A path, unless it is NAME:SPEC (a spec may hold paths: alloc_lock=kernel:/src/linux).
   auto spec = core::split_device_spec(text);
+  if (spec.name.find('/') != std::string::npos) return {.label = text, .device = text};
   if (spec.variant.empty()) return {.label = spec.name, .device = mount_dir + "/" + spec.name};
   auto parsed = core::parse_device_variant(spec.variant);
   if (auto* error = std::get_if<core::VariantSpecError>(&parsed))

@@ -21,8 +21,9 @@ struct Variant {
   std::string actual{};
 };
 
-// "A" or "B" on the command line: a path (contains '/') is used as is and labelled by itself;
-// "NAME" or "NAME:SPEC" names a device under `mount_dir` and keeps the text as its label. Throws
+// "A" or "B" on the command line: a path (a '/' before any ':') is used as is and labelled by
+// itself; "NAME" or "NAME:SPEC" names a device under `mount_dir` and keeps the text as its label
+// (SPEC may hold paths: alloc_lock=kernel:/src/linux+/src/my.patch). Throws
 // std::invalid_argument for a SPEC that core/device_variant's parser refuses.
 Variant resolve_variant(const std::string& text, const std::string& mount_dir);
 

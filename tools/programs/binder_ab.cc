@@ -39,6 +39,7 @@
 #include "tools/ab/experiment.h"
 #include "tools/ab/experiment_file.h"
 #include "tools/ab/experiment_runner.h"
+#include "tools/ab/kernel_design_names.h"
 #include "tools/ab/latency.h"
 #include "tools/ab/progress.h"
 #include "tools/ab/report.h"
@@ -302,6 +303,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   cused::tools::ab::watch_stop_signals();  // before any thread: every one inherits the mask
+  cused::tools::ab::accept_kernel_design_names();
   int status = cused::client::guarded_main(argv[0], [&] { return run(argc, argv); });
   cused::tools::ab::wait_if_stopping();
   return status;

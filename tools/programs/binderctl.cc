@@ -60,7 +60,14 @@ bool valid_device_name(const std::string& name) {
 // Why the daemon refused a spec: the same parser, run here, names the bad key or value.
 std::string explain_spec(const std::string& spec) {
   auto parsed = cused::core::parse_device_variant(spec);
-  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) return error->message;
+  if (auto* error = std::get_if<cused::core::VariantSpecError>(&parsed)) {
+    // A kernel design is built by the daemon, not here (docs/kernel-designs.md): only its log
+    // has the compiler's or patch's words.
+    if (error->message.starts_with("bad alloc_lock=kernel:"))
+      return "the daemon could not build or load the kernel design: its log says why (a patch "
+             "that does not apply, a file that does not compile, a tree that is not there)";
+    return error->message;
+  }
   return "the daemon refused it (see its log)";
 }
 

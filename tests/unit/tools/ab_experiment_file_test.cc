@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/ab/experiment_file.h"
+#include "tools/ab/kernel_design_names.h"
 
 namespace cused::tools::ab {
 namespace {
@@ -157,8 +158,10 @@ TEST(ExperimentFile, ConditionsAndRealTimeReachTheVariants) {
             "alloc_lock=mutex,install_latency_us=15,priority=android");
 }
 
-// The four published scenarios and quickstart's rows, as shipped.
+// The four published scenarios, quickstart's rows, the copy-me files and the kernel files'
+// comparisons (issue 45: alloc-lock-kernel, kernel-history), as shipped.
 TEST(ExperimentFile, ShippedFilesParse) {
+  accept_kernel_design_names();  // as binder-ab does: the daemon builds them
   const char* source = std::getenv("CUSED_SOURCE_ROOT");
   ASSERT_NE(source, nullptr);
   std::size_t files = 0;
@@ -170,14 +173,40 @@ TEST(ExperimentFile, ShippedFilesParse) {
     auto cells = expand_sweep(file);
     EXPECT_FALSE(cells.empty()) << entry.path();
     EXPECT_FALSE(expand_sweep(quick_version(file)).empty()) << entry.path();
-    if (entry.path().stem() == "mutex-handoff") {
+    const std::string stem = entry.path().stem();
+    if (stem == "mutex-handoff") {
       EXPECT_EQ(cells.size(), 15u);
     }
-    if (entry.path().stem() != "quickstart" && entry.path().stem() != "my-design") {
+    if (stem == "alloc-lock-kernel") {  // the kernel's files, then cused's designs as a row
+      ASSERT_EQ(cells.size(), 2u);
+      EXPECT_EQ(cells[0].experiment.a.variant, "alloc_lock=kernel:7.2");
+      EXPECT_EQ(cells[0].experiment.b.variant,
+                "alloc_lock=kernel:7.2+tests/kernel-designs/patches/"
+                "7.2-spinlock-install-mutex.patch");
+      EXPECT_EQ(cells[1].experiment.a.variant, "alloc_lock=mutex");
+      EXPECT_EQ(cells[1].experiment.b.variant, "alloc_lock=spin-install");
+    }
+    if (stem == "kernel-history") {
+      ASSERT_EQ(cells.size(), 3u);
+      EXPECT_EQ(cells[1].experiment.a.variant, "alloc_lock=kernel:6.12");
+      EXPECT_EQ(cells[2].experiment.b.variant, "alloc_lock=kernel:7.2");
+    }
+    if (stem != "quickstart" && stem != "my-design" && stem != "my-kernel-patch" &&
+        stem != "kernel-history") {
       EXPECT_TRUE(cells.front().experiment.published) << entry.path();
     }
   }
-  EXPECT_EQ(files, 6u);
+  EXPECT_EQ(files, 9u);
+}
+
+// binder-ab names kernel designs and leaves building them to the daemon: an experiment file
+// with one parses without trees, and a name that is no kernel design is still refused.
+TEST(ExperimentFile, KernelDesignsAreNamesTheDaemonBuilds) {
+  accept_kernel_design_names();
+  auto file = with_setting(minimal(), "devices.b.variant", "alloc_lock=kernel:/src/linux+my.patch");
+  EXPECT_EQ(parse_experiment(file).b.variant, "alloc_lock=kernel:/src/linux+my.patch");
+  EXPECT_THROW(parse_experiment(with_setting(minimal(), "devices.b.variant", "alloc_lock=kernel:")),
+               ExperimentError);
 }
 
 }  // namespace
