@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/call_anatomy.py's classifier (issue 30 point 1) on perf script samples written the way
+"""tools/dev/call_anatomy.py's classifier (issue 30 point 1) on perf script samples written the way
 `perf script -F pid,tid,ip,sym,dso` prints them: each sample lands in the step its frames say
 (a switch inside a listener ioctl is a switch, a process_vm_readv is a remote access, a leaf in
 core is the engine), the daemon's samples are told from the programs', and the shares add up

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/mutex_table.py's shape criteria (issue 33) on synthetic cells: the published shape is
+"""tools/dev/mutex_table.py's shape criteria (issue 33) on synthetic cells: the published shape is
 reproduced, a contradicting one is not, and intervals too wide to tell are "not resolved", never a
 reproduction. Also: the table has the published value beside each cell and the plot is an SVG
 with four curves. Prints what is wrong and exits 1.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A tools/NAME.py script loaded as a module, for the tests of its functions (suite docs)."""
+"""A tools/dev/NAME.py script loaded as a module, for the tests of its functions (suite docs)."""
 
 import importlib.util
 import os
@@ -14,7 +14,7 @@ def source_root():
 
 def load_tool(name):
     spec = importlib.util.spec_from_file_location(
-        name, os.path.join(source_root(), "tools", name + ".py"))
+        name, os.path.join(source_root(), "tools", "dev", name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

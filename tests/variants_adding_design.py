@@ -4,7 +4,7 @@
 
 The section is a worked example: the commit that added `alloc_lock=upstream` and the files a new
 allocator design touches. This check reads every backquoted path in the section (a token with a
-slash and no spaces: `core/alloc/designs/upstream.h`, `tools/tsan-stress`) and fails for one
+slash and no spaces: `core/alloc/designs/upstream.h`, `tools/dev/tsan-stress`) and fails for one
 that is not in the source tree. In a git checkout it also checks that the commit the section
 cites exists and adds the design files it names, so a rewritten history cannot leave the
 example pointing nowhere.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/binderctl_control.h"
+#include "tools/programs/binderctl_control.h"
 
 namespace cused::diff {
 

@@ -22,7 +22,7 @@
 #include "tests/integration/file_contents.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
-#include "tools/binderctl_control.h"
+#include "tools/programs/binderctl_control.h"
 
 namespace cused {
 namespace {

@@ -23,7 +23,7 @@
 #include "tests/integration/cused_daemon.h"
 #include "tests/integration/mounted_binderfs.h"
 #include "tests/integration/tool_process.h"
-#include "tools/binderctl_control.h"
+#include "tools/programs/binderctl_control.h"
 #include "uapi/binder.h"
 
 namespace cused {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Files back from a tests/vm guest over its console (the guest has no other way out): sourced
-# by tests/diff/record-kernel-traces and tools/diff-campaign.
+# by tests/diff/record-kernel-traces and tools/dev/diff-campaign.
 #
 #   "$(bundle_files PATTERN...)"   a guest shell command that prints the files (in the guest's
 #                                  current directory) as marked base64 lines of a gzipped tar

@@ -28,10 +28,10 @@ class ExperimentError : public std::invalid_argument {
 };
 
 enum class WorkloadProgram {
-  binder_throughput,       // cused's binder-throughput (tools/binder_throughput.cc)
+  binder_throughput,       // cused's binder-throughput (tools/programs/binder_throughput.cc)
   binder_throughput_test,  // Google's binderThroughputTest, opening /dev/binder only
-  binder_sendvec,          // libhwbinder's BM_sendVec_binder (tools/binder_sendvec.cc)
-  binder_messaging,        // hackbench's messaging over binder (tools/binder_messaging.cc)
+  binder_sendvec,          // libhwbinder's BM_sendVec_binder (tools/programs/binder_sendvec.cc)
+  binder_messaging,        // hackbench's messaging over binder (tools/programs/binder_messaging.cc)
   command,                 // any command, "{dev}" in its words
 };
 

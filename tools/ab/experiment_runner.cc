@@ -15,6 +15,7 @@
 #include "tools/ab/experiment_workload.h"
 #include "tools/ab/mount_point.h"
 #include "tools/ab/published_table.h"
+#include "tools/build_commit.h"
 
 namespace cused::tools::ab {
 
@@ -157,6 +158,7 @@ ExperimentJson run_record(const ExperimentJson& file, const RunOptions& options,
   // are: `binder-ab run RECORD` runs the same experiment again.
   record["experiment"] = file;
   record["build"] = cused::version_text("binder-ab", nullptr);
+  record["commit"] = std::string(kBuildCommit);
   record["options"] = {{"quick", options.quick},
                        {"aa", options.aa},
                        {"add_a", options.add_a},

@@ -13,8 +13,8 @@
 
 #include "core/trace_event_names.h"
 #include "tools/ab/stop_signals.h"
-#include "tools/binderctl_control.h"
-#include "tools/trace_event_json.h"
+#include "tools/programs/binderctl_control.h"
+#include "tools/programs/trace_event_json.h"
 
 namespace cused::tools::ab {
 

@@ -28,7 +28,7 @@ struct TracedRun {
   // The drops per event name ("cused_lock_acquired"): a count read from the trace that misses
   // some of its events is partial, and the report says so and by how many.
   std::map<std::string, std::uint64_t> dropped_by_event{};
-  std::string json_path{};  // the trace in the Trace Event Format (tools/trace_event_json.h)
+  std::string json_path{};  // the trace in the Trace Event Format (tools/programs/trace_event_json.h)
   LockTraceSummary summary;
 
   std::uint64_t dropped_of(const std::string& event) const {

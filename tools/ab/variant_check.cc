@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "core/device_variant.h"
-#include "tools/binderctl_control.h"
+#include "tools/programs/binderctl_control.h"
 
 namespace cused::tools::ab {
 

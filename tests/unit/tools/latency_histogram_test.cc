@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// binder-throughput's precise percentiles (tools/latency_histogram.h): on synthetic latencies,
+// binder-throughput's precise percentiles (tools/programs/latency_histogram.h): on synthetic latencies,
 // light and heavy tailed, every percentile it reports is within its stated 0.4 % (and so the
 // issue's 1 %) of the sample of that rank in the sorted samples; and the report keeps
 // binderThroughputTest's lines and adds the precise one.
-#include "tools/latency_histogram.h"
+#include "tools/programs/latency_histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/binder_throughput_results.h"
+#include "tools/programs/binder_throughput_results.h"
 
 namespace cused::tools {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A cused trace in the Trace Event Format (tools/trace_event_json.h, docs/tracing.md "In a trace
+// A cused trace in the Trace Event Format (tools/programs/trace_event_json.h, docs/tracing.md "In a trace
 // viewer"), on lines as the daemon writes them (cused/host/ftrace_text.h): the processes named by
 // their programs and the threads comm-tid, a call's two slices joined by flows both ways, every
 // wait and hold a slice with its lock, variant and holder, and slices that nest on each thread.
-#include "tools/trace_event_json.h"
+#include "tools/programs/trace_event_json.h"
 
 #include <gtest/gtest.h>
 

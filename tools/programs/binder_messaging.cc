@@ -47,7 +47,7 @@
 #include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
-#include "tools/servicemanager_registry.h"
+#include "tools/programs/servicemanager_registry.h"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
-#include "tools/binder_workers.h"
+#include "tools/programs/binder_workers.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "client/ipc_thread.h"
 #include "client/program_errors.h"
 #include "core/version.h"
-#include "tools/servicemanager_registry.h"
+#include "tools/programs/servicemanager_registry.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tools/latency_histogram.h"
+#include "tools/programs/latency_histogram.h"
 
 namespace cused::tools {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "tools/servicemanager_registry.h"
+#include "tools/programs/servicemanager_registry.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "tools/trace_event_json.h"
+#include "tools/programs/trace_event_json.h"
 
 #include <fmt/format.h>
 

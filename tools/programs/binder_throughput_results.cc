@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "tools/binder_throughput_results.h"
+#include "tools/programs/binder_throughput_results.h"
 
 #include <fmt/format.h>
 

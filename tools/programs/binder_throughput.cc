@@ -8,7 +8,7 @@
 // FLAT_BINDER_FLAG_INHERIT_RT, priority=android), --wait-for-manager, "ioctls per transaction: N"
 // (every worker's BINDER_WRITE_READ calls, serving included, over the transactions made) and
 // "precise latency percentiles (us, within 0.4 %): P50 X P90 X P99 X P99.9 X"
-// (tools/latency_histogram.h).
+// (tools/programs/latency_histogram.h).
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -29,8 +29,8 @@
 #include "client/program_errors.h"
 #include "client/service_manager.h"
 #include "core/version.h"
-#include "tools/binder_throughput_results.h"
-#include "tools/binder_workers.h"
+#include "tools/programs/binder_throughput_results.h"
+#include "tools/programs/binder_workers.h"
 
 namespace {
 

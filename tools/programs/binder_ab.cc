@@ -7,6 +7,9 @@
 //   binder-ab --dev-binder [options] A B -- COMMAND ARGS...   (COMMAND opens /dev/binder:
 //                                                  Google's binderThroughputTest)
 //   binder-ab --replay RUN.json...                 (the table again from saved runs)
+//   binder-ab run FILE...                          (experiment files, docs/ab.md)
+//   binder-ab calibrate [-n N] FILE...             (N A/A experiments of each file: the
+//                                                  false-verdict rate and the power)
 //
 // docs/ab.md has the method and a sample table.
 #include <fmt/format.h>
@@ -31,6 +34,7 @@
 #include "client/program_errors.h"
 #include "core/version.h"
 #include "tools/ab/block_experiment.h"
+#include "tools/ab/calibration.h"
 #include "tools/ab/comparison.h"
 #include "tools/ab/experiment.h"
 #include "tools/ab/experiment_file.h"
@@ -84,14 +88,8 @@ int run(Settings& settings) {
   return EXIT_SUCCESS;
 }
 
-// binder-ab run FILE...: experiment files (docs/ab.md, "Experiment files").
-int run_files(int argc, char** argv) {
-  RunOptions options;
-  CLI::App app{
-      "binder-ab run: the experiments of FILE... (JSON, docs/ab.md \"Experiment files\"), each "
-      "block's state made and torn down by binder-ab; FILE may be a NAME.run.json record, to run "
-      "the same experiment again"};
-  app.add_option("FILE", options.files, "experiment files or run records")->required();
+// The options `binder-ab run` and `binder-ab calibrate` share.
+void add_run_options(CLI::App& app, RunOptions& options) {
   app.add_option(
       "--set", options.settings,
       "[NAME:]KEY=VALUE: a key of the file set first (dotted: workload.payload=16384, "
@@ -102,15 +100,7 @@ int run_files(int argc, char** argv) {
   app.add_flag("--quick", options.quick,
                "seconds per comparison: time 2, 3 blocks, then the file's \"quick\" keys (checks "
                "that every table is produced, not its values)");
-  app.add_flag("--aa", options.aa,
-               "an A/A experiment: B gets A's variant (calibration, docs/ab.md)");
-  app.add_flag("--trace", options.trace, "as the file's \"trace\": true");
   app.add_option("--out", options.out, "where the records and plots go")->capture_default_str();
-  app.add_option("--table", options.table,
-                 "the tables printed: ab (binder-ab's), published (the file's published figures "
-                 "beside cused's), both, none")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"ab", "published", "both", "none"}));
   app.add_option("--progress", options.progress, "live, plain, none or auto, as binder-ab's")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "live", "plain", "none"}));
@@ -118,12 +108,45 @@ int run_files(int argc, char** argv) {
                  "seconds between plain progress lines")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  std::uint64_t seed = 0;
-  auto* seed_option = app.add_option("--seed", seed, "bootstrap seed (default: random)");
   app.add_option("--cused", options.cused, "the cused program (default: the build's, else PATH)");
   app.add_option("--binder-throughput-test", options.binder_throughput_test,
                  "Google's binderThroughputTest (default: PATH, else "
                  ".deps/aosp/build/binderThroughputTest)");
+}
+
+// binder-ab run FILE... (docs/ab.md, "Experiment files") and binder-ab calibrate FILE...
+// (docs/ab.md, "Calibration").
+int run_files(int argc, char** argv, bool calibrate) {
+  RunOptions options;
+  int experiments = 40;
+  CLI::App app{
+      calibrate
+          ? "binder-ab calibrate: N A/A experiments of each FILE (B gets A's variant), each "
+            "comparison's false-verdict rate and its power to resolve a 5 % difference, with "
+            "95 % Wilson intervals (docs/ab.md \"Calibration\")"
+          : "binder-ab run: the experiments of FILE... (JSON, docs/ab.md \"Experiment files\"), "
+            "each block's state made and torn down by binder-ab; FILE may be a NAME.run.json "
+            "record, to run the same experiment again"};
+  app.add_option("FILE", options.files, "experiment files or run records")->required();
+  add_run_options(app, options);
+  if (calibrate) {
+    options.out = "build/ab-calibrate";
+    app.get_option("--out")->default_str(options.out);
+    app.add_option("-n,--experiments", experiments, "A/A experiments per file")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+  } else {
+    app.add_flag("--aa", options.aa,
+                 "an A/A experiment: B gets A's variant (calibration, docs/ab.md)");
+    app.add_flag("--trace", options.trace, "as the file's \"trace\": true");
+    app.add_option("--table", options.table,
+                   "the tables printed: ab (binder-ab's), published (the file's published "
+                   "figures beside cused's), both, none")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"ab", "published", "both", "none"}));
+  }
+  std::uint64_t seed = 0;
+  auto* seed_option = app.add_option("--seed", seed, "bootstrap seed (default: random)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -131,16 +154,17 @@ int run_files(int argc, char** argv) {
   }
   if (seed_option->count() > 0) options.seed = seed;
   try {
-    return run_experiment_files(options);
+    return calibrate ? run_calibration(options, experiments) : run_experiment_files(options);
   } catch (const std::exception& error) {
-    fmt::print(stderr, "binder-ab run: {}\n", error.what());
+    fmt::print(stderr, "binder-ab {}: {}\n", calibrate ? "calibrate" : "run", error.what());
     return EXIT_FAILURE;
   }
 }
 
 // main, behind guarded_main: whatever it throws is one line and exit code 1.
 int run(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "run") return run_files(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "run") return run_files(argc - 1, argv + 1, false);
+  if (argc > 1 && std::string(argv[1]) == "calibrate") return run_files(argc - 1, argv + 1, true);
   Settings settings;
   // Everything after "--" is the workload, untouched by the option parser.
   int options_end = argc;

@@ -23,8 +23,8 @@
 #include "core/device_variant.h"
 #include "core/trace_event_names.h"
 #include "core/version.h"
-#include "tools/binderctl_control.h"
-#include "tools/trace_event_json.h"
+#include "tools/programs/binderctl_control.h"
+#include "tools/programs/trace_event_json.h"
 
 namespace {
 

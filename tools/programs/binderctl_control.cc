@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "tools/binderctl_control.h"
+#include "tools/programs/binderctl_control.h"
 
 #include <fcntl.h>
 #include <linux/android/binderfs.h>
