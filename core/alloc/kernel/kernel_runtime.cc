@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "core/alloc/kernel/kernel_runtime.h"
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,17 +85,17 @@ LruLock lru_lock;
 KernelAllocator* allocator(void* owner) { return static_cast<KernelAllocator*>(owner); }
 KernelLock* as_lock(void* lock) { return static_cast<KernelLock*>(lock); }
 
-// The mmap lock and a per-VMA lock: a pthread reader-writer lock (glibc's default: readers go
-// first), traced as lock=mmap / lock=vma with the design's id and policy=barging (no handoff,
-// anyone may take it). A writer's hold is traced as any lock's; readers hold the lock side by
-// side, so each traced reader hold has a trace of its own, kept on the reader's thread until it
-// unlocks (a reader that waited behind a writer names no holder: holder=0). With tracing off a
-// reader pays one load of the sink, its unlock one look at its thread's empty list.
+// The mmap lock and a per-VMA lock: a reader-writer lock (std::shared_mutex: glibc's default
+// pthread rwlock underneath, whose readers go first), traced as lock=mmap / lock=vma with the
+// design's id and policy=barging (no handoff, anyone may take it). A writer's hold is traced as any
+// lock's; readers hold the lock side by side, so each traced reader hold has a trace of its own,
+// kept on the reader's thread until it unlocks (a reader that waited behind a writer names no
+// holder: holder=0). With tracing off a reader pays one load of the sink, its unlock one look at
+// its thread's empty list.
 class TracedRwLock {
  public:
   TracedRwLock(TracedLock name, std::uint8_t design)
       : name_(name), design_(design), writer_(name, design, kPolicy) {}
-  ~TracedRwLock() { pthread_rwlock_destroy(&lock_); }
   TracedRwLock(const TracedRwLock&) = delete;
   TracedRwLock& operator=(const TracedRwLock&) = delete;
 
@@ -105,7 +104,7 @@ class TracedRwLock {
 
   void read_lock() {
     if (__builtin_expect(!trace::enabled(), 1)) {
-      pthread_rwlock_rdlock(&lock_);
+      lock_.lock_shared();
       return;
     }
     auto trace = std::make_unique<LockTrace>(name_, design_, kPolicy);
@@ -113,7 +112,7 @@ class TracedRwLock {
     reader_holds.emplace_back(this, std::move(trace));
   }
   bool read_trylock() {
-    if (__builtin_expect(!trace::enabled(), 1)) return pthread_rwlock_tryrdlock(&lock_) == 0;
+    if (__builtin_expect(!trace::enabled(), 1)) return lock_.try_lock_shared();
     auto trace = std::make_unique<LockTrace>(name_, design_, kPolicy);
     if (!trace->try_lock(Shared{lock_})) return false;
     reader_holds.emplace_back(this, std::move(trace));
@@ -127,28 +126,28 @@ class TracedRwLock {
       trace->unlock(Shared{lock_});
       return;
     }
-    pthread_rwlock_unlock(&lock_);  // a hold taken while tracing was off
+    lock_.unlock_shared();  // a hold taken while tracing was off
   }
 
  private:
   static constexpr std::uint64_t kPolicy = static_cast<std::uint64_t>(sync::LockPolicy::kBarging);
   struct Exclusive {
-    pthread_rwlock_t& rw;
-    void lock() { pthread_rwlock_wrlock(&rw); }
-    bool try_lock() { return pthread_rwlock_trywrlock(&rw) == 0; }
-    void unlock() { pthread_rwlock_unlock(&rw); }
+    std::shared_mutex& rw;
+    void lock() { rw.lock(); }
+    bool try_lock() { return rw.try_lock(); }
+    void unlock() { rw.unlock(); }
   };
   struct Shared {
-    pthread_rwlock_t& rw;
-    void lock() { pthread_rwlock_rdlock(&rw); }
-    bool try_lock() { return pthread_rwlock_tryrdlock(&rw) == 0; }
-    void unlock() { pthread_rwlock_unlock(&rw); }
+    std::shared_mutex& rw;
+    void lock() { rw.lock_shared(); }
+    bool try_lock() { return rw.try_lock_shared(); }
+    void unlock() { rw.unlock_shared(); }
   };
   // This thread's traced reader holds, of every TracedRwLock, the latest last.
   static thread_local std::vector<std::pair<const TracedRwLock*, std::unique_ptr<LockTrace>>>
       reader_holds;
 
-  pthread_rwlock_t lock_ = PTHREAD_RWLOCK_INITIALIZER;
+  std::shared_mutex lock_;
   const TracedLock name_;
   const std::uint8_t design_;
   LockTrace writer_;
