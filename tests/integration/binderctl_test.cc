@@ -34,10 +34,9 @@ using namespace std::chrono_literals;
 using testing::exit_status;
 using testing::ToolProcess;
 
-// `command` through the shell with stderr folded into stdout: what a user reads.
+// `command` through the shell, stderr folded in.
 ToolProcess::Result run_shell(const std::string& command) {
-  ToolProcess shell({"/bin/sh", "-c", command + " 2>&1"});
-  return shell.finish(20s);
+  return testing::run_shell(command, 20s);
 }
 
 class BinderctlTest : public ::testing::Test {

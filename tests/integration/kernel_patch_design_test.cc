@@ -48,8 +48,7 @@ class KernelPatchDesignTest : public ::testing::Test {
   // `command` through the shell with stderr folded in; a build may take a while on a loaded
   // machine.
   static ToolProcess::Result shell(const std::string& command) {
-    ToolProcess process({"/bin/sh", "-c", command + " 2>&1"});
-    return process.finish(240s);
+    return testing::run_shell(command, 240s);
   }
   ToolProcess::Result binderctl(const std::string& args) {
     return shell(testing::binary_from_env("BINDERCTL_BINARY") + " --mount " + dir_ + " " + args);

@@ -27,8 +27,7 @@ using testing::wait_until;
 
 // `words` run through sh with stderr joined to stdout.
 ToolProcess::Result run_with_stderr(const std::string& words) {
-  ToolProcess process({"/bin/sh", "-c", words + " 2>&1"});
-  return process.finish(60s);
+  return testing::run_shell(words, 60s);
 }
 
 class RunServicemanagerTest : public ::testing::Test {

@@ -19,6 +19,11 @@ std::string binary_from_env(const char* name) {
   return value;
 }
 
+ToolProcess::Result run_shell(const std::string& command, std::chrono::milliseconds limit) {
+  ToolProcess shell({"/bin/sh", "-c", command + " 2>&1"});
+  return shell.finish(limit);
+}
+
 int exit_status(const ToolProcess::Result& result) {
   return !result.timed_out && WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1;
 }

@@ -50,6 +50,10 @@ class ToolProcess {
 // The tool's exit status, or -1 if it was killed or timed out.
 int exit_status(const ToolProcess::Result& result);
 
+// `command` through /bin/sh with stderr folded into stdout (what a user reads), finished within
+// `limit`.
+ToolProcess::Result run_shell(const std::string& command, std::chrono::milliseconds limit);
+
 // The path a meson test passes in the environment variable `name` (e.g. SERVICEMANAGER_BINARY).
 std::string binary_from_env(const char* name);
 

@@ -35,13 +35,6 @@ std::string rate(int successes, int trials) {
                      100 * high);
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  auto middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
 nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path.string());
@@ -73,7 +66,7 @@ CalibrationRow calibration_row(const std::string& name,
     row.resolved_scaled += reanalysed(record, kKnownDifference).first;
     half_widths.push_back(half_width);
   }
-  row.median_half_width = median(half_widths);
+  if (!half_widths.empty()) row.median_half_width = median(half_widths);
   return row;
 }
 
