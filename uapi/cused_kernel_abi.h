@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define CUSED_KABI_VERSION 4
+#define CUSED_KABI_VERSION 5
 
 /* What a cused lock stands for in the kernel's file. */
 enum cused_klock_kind {
@@ -136,8 +136,12 @@ struct cused_kabi {
 	int (*mmap)(struct cused_kproc *proc, unsigned long vm_start, size_t length);
 	/* binder_alloc_vma_close, then the mapping goes (munmap's zap of every page). */
 	void (*munmap)(struct cused_kproc *proc);
-	/* binder_alloc_deferred_release, the mm dropped, the proc freed; the leak check. */
+	/* binder_alloc_deferred_release after the client's mm is dropped. A shrinker may still be
+	 * freeing a page it isolated before: reclaim_page calls in flight may outlive it. */
 	void (*release)(struct cused_kproc *proc);
+	/* After release, once no reclaim_page call on the proc is in flight: the leak check (pages
+	 * still accounted to the proc's mm), then the proc is freed. */
+	void (*free)(struct cused_kproc *proc);
 
 	/* binder_alloc_new_buf, as thread group `pid`; NULL and *error = -errno on failure. */
 	struct cused_kbuf *(*new_buf)(struct cused_kproc *proc, size_t data_size,

@@ -243,28 +243,36 @@ static void glue_release(struct cused_kproc *proc)
 {
 	struct mm_struct *mm = proc->mm;
 	struct as_task as;
-	long leaked;
 
 	glue_munmap(proc);
-	mmgrab(mm);	/* for the leak check after the release drops the file's */
+	mmgrab(mm);	/* for the leak check in glue_free, after the release drops the file's */
 	mmput(mm);	/* the client's address space is gone */
-	if (dead(proc)) {
-		/* The file's state is not to be trusted after a BUG: its buffers and pages are
-		 * left, as a kernel leaves an oopsed task's (its mm reference too). */
-		alloc_lock_destroy(&proc->alloc);
-		free(proc);
-		return;
-	}
+	if (dead(proc))
+		return;	/* after a BUG the file's state is not to be trusted: glue_free */
 	enter(&as, proc, proc->alloc.pid);
 	if (setjmp(as.oops.env)) {
 		oopsed(&as, proc);
-		alloc_lock_destroy(&proc->alloc);
-		free(proc);
 		return;
 	}
 	binder_alloc_deferred_release(&proc->alloc);
 	leave(&as, "binder_alloc_deferred_release");
+}
+
+/* A shrinker that isolated one of the proc's pages before the release keeps that page (and the
+ * file's mm reference) until it has freed it, as in the kernel: only once no reclaim is in flight
+ * does a page still accounted to the mm mean a leak. */
+static void glue_free(struct cused_kproc *proc)
+{
+	struct mm_struct *mm = proc->mm;
+	long leaked;
+
 	alloc_lock_destroy(&proc->alloc);
+	if (dead(proc)) {
+		/* Its buffers and pages are left, as a kernel leaves an oopsed task's (its mm
+		 * reference too). */
+		free(proc);
+		return;
+	}
 	leaked = __atomic_load_n(&mm->cused_pages, __ATOMIC_ACQUIRE);
 	if (leaked) {
 		char text[256];
@@ -538,6 +546,7 @@ static const struct cused_kabi abi = {
 	.mmap = glue_mmap,
 	.munmap = glue_munmap,
 	.release = glue_release,
+	.free = glue_free,
 	.new_buf = glue_new_buf,
 	.prepare_to_free = glue_prepare_to_free,
 	.free_buf = glue_free_buf,

@@ -351,9 +351,13 @@ struct page *cused_alloc_page(gfp_t flags, const char *file, int line)
 	}
 	memset(page->virt, 0, PAGE_SIZE);	/* __GFP_ZERO or not: never hand out old data */
 	page->refcount = 1;
+	/* Accounted to the mm for glue_free's leak check; the hold keeps the count alive until the
+	 * page goes, which may be after the proc's release (a shrinker in flight frees it). */
 	page->mm = current ? current->mm : NULL;
-	if (page->mm)
+	if (page->mm) {
+		mmgrab(page->mm);
 		__atomic_add_fetch(&page->mm->cused_pages, 1, __ATOMIC_RELAXED);
+	}
 	return page;
 }
 
@@ -376,8 +380,10 @@ void put_page(struct page *page)
 		cused_rt->page_punch(page->owner, page->index);
 	else
 		free(page->virt);
-	if (page->mm)
+	if (page->mm) {
 		__atomic_sub_fetch(&page->mm->cused_pages, 1, __ATOMIC_RELAXED);
+		mmdrop(page->mm);
+	}
 	free(page);
 }
 

@@ -288,8 +288,9 @@ void KernelAllocator::release() {
     // them (a page the kernel frees is punched: cused/kernel_shim/runtime.c).
     abi_.release(proc_);
   }
-  // A reclaim in flight may still be finishing with a page; it touches this allocator until
-  // it has taken the LRU lock back.
+  // A reclaim in flight may still be finishing with a page it isolated before the release: it
+  // touches this allocator until it has taken the LRU lock back, and its page counts against
+  // the proc until it is freed, so the leak check waits for it too.
   for (;;) {
     const std::uint32_t epoch = lru_.reclaim_epoch();
     {
@@ -305,6 +306,7 @@ void KernelAllocator::release() {
     }
     lru_.wait_for_reclaim_done(epoch);
   }
+  abi_.free(proc_);
   proc_ = nullptr;
   {
     sync::LockGuard guard(buffers_lock_);

@@ -49,6 +49,16 @@ void wait_until(F&& ready) {
   }
 }
 
+// Whether thread `tid` stays in a futex wait over `polls` looks a millisecond apart: asleep on a
+// lock, not passing through one of the allocator's or the C library's short waits on the way.
+bool asleep_in_futex(pid_t tid, int polls = 20) {
+  for (int i = 0; i < polls; ++i) {
+    if (!blocked_in_futex(tid)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 pid_t gettid_now() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 struct RaceOutcome {
@@ -152,8 +162,10 @@ TEST_P(ReclaimRaceTest, S1_9_TeardownWaitsForAReclaimInFlight) {
     gone = true;
   });
   // Resume once teardown has finished (the bug) or sleeps: on the allocator's mutex (mutex
-  // variant) or until the reclaim in flight is done.
-  wait_until([&] { return gone || (tid && blocked_in_futex(tid)); });
+  // variant) or until the reclaim in flight is done (a kernel design's file has released the
+  // proc by then, as the kernel's does while its shrinker holds a page it isolated: the page,
+  // and the mm it is accounted to, must outlive that release).
+  wait_until([&] { return gone || (tid && asleep_in_futex(tid)); });
   EXPECT_FALSE(gone) << "the allocator went away under a reclaim";
   resume.set_value();
   shrinker.join();
