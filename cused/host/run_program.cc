@@ -44,7 +44,8 @@ bool run_program(const std::vector<std::string>& argv, const std::filesystem::pa
 std::optional<std::filesystem::path> find_program(const std::string& program) {
   if (program.empty()) return std::nullopt;
   auto executable = [](const std::filesystem::path& path) {
-    return access(path.c_str(), X_OK) == 0 && !std::filesystem::is_directory(path);
+    std::error_code ec;  // no exception: a daemon's request handler may ask
+    return access(path.c_str(), X_OK) == 0 && !std::filesystem::is_directory(path, ec);
   };
   if (program.find('/') != std::string::npos)
     return executable(program) ? std::optional<std::filesystem::path>(program) : std::nullopt;
