@@ -268,6 +268,18 @@ std::optional<KernelBuild> build_kernel_design(const fs::path& tree, const Kerne
     build.cached = true;
     return build;
   }
+  // A machine without the compiler (the tests/vm guest) serves only what is in the cache: say
+  // so, and what to do, rather than the compiler's absence in execvp's words.
+  const std::string compiler = cc.empty() ? paths.cc : cc.front();
+  if (!find_program(compiler)) {
+    error = "building " + (shown_as.empty() ? tree.string() : shown_as) +
+            "'s binder_alloc.c needs a C compiler, and there is no '" + compiler +
+            "' here (not in PATH; $CC names the compiler); its object " +
+            build.object.filename().string() + " is not in the cache " + paths.cache.string() +
+            ": build it where there is a compiler (cused kernel-build, with the same sources, "
+            "shim and $CC) and bring that cache here (CUSED_KERNEL_CACHE)";
+    return std::nullopt;
+  }
   std::optional<ScratchDirectory> scratch;
   try {
     scratch.emplace(paths.cache, "build");

@@ -4,13 +4,18 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cused::host {
 
 // Runs `argv` (argv[0] looked up in PATH), stdout and stderr appended to `log`; true when it
-// exits 0.
+// exits 0. A program that cannot be started is said in the log ("cannot run cc: ...").
 bool run_program(const std::vector<std::string>& argv, const std::filesystem::path& log);
+
+// Where run_program would find `program`: itself when it holds a '/', else the first executable
+// of that name in PATH; nullopt when there is none (a machine without a compiler).
+std::optional<std::filesystem::path> find_program(const std::string& program);
 
 }  // namespace cused::host

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cused/host/kernel_design_check.h"
+#include "tests/unit/alloc/kernel_test_trees.h"
 
 namespace cused::host {
 namespace {
@@ -21,8 +22,7 @@ namespace fs = std::filesystem;
 class CheckDesignTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* trees = std::getenv("CUSED_KERNEL_TREES");
-    if (!trees || !fs::exists(fs::path(trees) / "7.2" / "src" / "drivers/android/binder_alloc.c"))
+    if (!kernel_test::fetched_kernel_tree("7.2"))
       GTEST_SKIP() << "no kernel trees fetched (tools/bootstrap fetches .deps/kernel/7.2)";
   }
 

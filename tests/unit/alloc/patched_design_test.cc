@@ -20,34 +20,23 @@
 #include "core/device_variant.h"
 #include "cused/host/kernel_design_loader.h"
 #include "cused/host/scratch_directory.h"
+#include "tests/unit/alloc/kernel_test_trees.h"
 
 namespace cused::host {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const char* prefix) {
-  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
-  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
-  return pattern;
-}
-
-// The cache's entries other than built objects: scratch folders or logs left behind.
-std::vector<std::string> leftovers(const fs::path& cache) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(cache))
-    if (entry.path().extension() != ".so") names.push_back(entry.path().filename());
-  return names;
-}
+using kernel_test::cache_leftovers;
+using kernel_test::make_temp_dir;
 
 class PatchedDesignTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* trees = std::getenv("CUSED_KERNEL_TREES");
-    if (!trees || !fs::exists(fs::path(trees) / "7.2" / "src" / "drivers/android/binder_alloc.c"))
+    if (!kernel_test::fetched_kernel_tree("7.2"))
       GTEST_SKIP() << "no kernel trees fetched (tools/bootstrap fetches .deps/kernel/7.2)";
     // A cache of its own: what this test builds and leaves is all that is in it.
-    cache_ = temp_dir("cused-patched-cache-");
+    cache_ = make_temp_dir("cused-patched-cache-");
     setenv("CUSED_KERNEL_CACHE", cache_.c_str(), 1);
     enable_kernel_designs();
   }
@@ -82,7 +71,7 @@ TEST_F(PatchedDesignTest, APatchedTreeIsADesignBesideTheUnpatchedOneWithAnObject
       << patched_object->tree;
   EXPECT_NE(core::alloc::design_of(*patched).description.find("7.2-spinlock-install-mutex.patch"),
             std::string::npos);
-  EXPECT_EQ(leftovers(cache_), std::vector<std::string>{}) << "the scratch copy is removed";
+  EXPECT_EQ(cache_leftovers(cache_), std::vector<std::string>{}) << "the scratch copy is removed";
 }
 
 // The hash covers the patched sources: the same patch finds its object, another patch (or none)
@@ -109,7 +98,7 @@ TEST_F(PatchedDesignTest, TheObjectIsCachedUnderThePatchedSourcesHash) {
   EXPECT_NE(other.object, first.object);
   EXPECT_NE(plain.object, first.object);
   EXPECT_NE(plain.object, other.object);
-  EXPECT_EQ(leftovers(cache_), std::vector<std::string>{});
+  EXPECT_EQ(cache_leftovers(cache_), std::vector<std::string>{});
 }
 
 // A patch that does not apply is refused as any bad variant is: the parser's error, with patch's
@@ -125,7 +114,7 @@ TEST_F(PatchedDesignTest, APatchThatDoesNotApplyIsAVariantErrorInPatchsWords) {
   EXPECT_NE(message.find("patching file drivers/android/binder_alloc.c"), std::string::npos)
       << message;
   EXPECT_NE(message.find("Hunk #1 FAILED at 120."), std::string::npos) << message;
-  EXPECT_EQ(leftovers(cache_), std::vector<std::string>{});
+  EXPECT_EQ(cache_leftovers(cache_), std::vector<std::string>{});
   EXPECT_TRUE(core::alloc::parse_lock_variant("kernel:7.2"));
 }
 
@@ -141,7 +130,7 @@ TEST_F(PatchedDesignTest, AMissingPatchFileIsNamed) {
 // it: a folder whose owner holds its lock, or one made a moment ago (its owner may not have
 // locked it yet), stays, and so does another prefix's.
 TEST(ScratchDirectory, AFolderWhoseOwnerDiedIsRemovedByTheNextOwner) {
-  const fs::path parent = temp_dir("cused-scratch-");
+  const fs::path parent = make_temp_dir("cused-scratch-");
   const auto old = fs::file_time_type::clock::now() - std::chrono::minutes(5);
   auto make = [&](const std::string& name, bool aged) {
     fs::create_directories(parent / name / "drivers");
