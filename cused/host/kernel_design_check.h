@@ -61,6 +61,12 @@ inline constexpr const char* kCheckLockOrder = "lock-order inversions (lockdep)"
 std::optional<DesignVerdict> check_kernel_design(const DesignCheckOptions& options,
                                                  std::string& error);
 
+// Whether a leak report is exactly 7.x's lost install race (docs/kernel-designs.md, "Found"):
+// each -EBUSY answer of vm_insert_page was followed by a get_user_pages_remote lookup whose
+// reference no path puts, so the leaked pages number at least one and at most the losses (several
+// losers of one page leave that one page).
+bool is_lost_install_race(const std::string& line);
+
 // The verdict as `cused check-design` prints it: a header with the kernel version, one row per
 // check, and the overall verdict.
 std::string format_verdict(const DesignVerdict& verdict);
