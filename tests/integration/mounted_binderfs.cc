@@ -15,9 +15,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/device_variant.h"
 #include "core/driver.h"
 #include "core/proc.h"
 #include "core/thread.h"
+#include "cused/host/kernel_design_loader.h"
 #include "cused/host/thread_timer.h"
 
 namespace cused::testing {
@@ -58,11 +60,25 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 
 namespace {
 
+// `options` with CUSED_VARIANT applied over the test's own default, as the daemon takes it for
+// --variant: tests/designs/run puts a design under the suites with it, and those whose client
+// talks to an in-process mount (servicemanager, binder-throughput) must serve that design too.
+devices::RegistryOptions with_environment_variant(devices::RegistryOptions options) {
+  const char* spec = std::getenv("CUSED_VARIANT");
+  if (spec == nullptr || *spec == '\0') return options;
+  host::enable_kernel_designs();  // alloc_lock=kernel:TREE, as the daemon accepts it
+  auto parsed = core::parse_device_variant(spec, options.default_variant);
+  if (const auto* error = std::get_if<core::VariantSpecError>(&parsed))
+    throw std::runtime_error(fmt::format("CUSED_VARIANT={}: {}", spec, error->message));
+  options.default_variant = std::get<core::DeviceOptions>(parsed);
+  return options;
+}
+
 // A registry whose devices are on the default Driver, given the process's timer first, as the
 // daemon's main() gives it before any device is made.
 std::unique_ptr<devices::DeviceRegistry> registry_with_timer(devices::RegistryOptions options) {
   core::Driver::shared_default()->set_timer(host::ThreadTimer::shared());
-  return std::make_unique<devices::DeviceRegistry>(std::move(options));
+  return std::make_unique<devices::DeviceRegistry>(with_environment_variant(std::move(options)));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -305,6 +306,25 @@ void receive_and_free(const BinderDevice& manager) {
 
 // CUSED_CTL_SHRINK runs the daemon's shrinker over every reclaimable page now and says what it
 // freed; a page left unused by a freed buffer is among them.
+// tests/designs/run's CUSED_VARIANT reaches an in-process mount as it reaches the daemon's
+// --variant: the suites that serve themselves (servicemanager, binder-throughput) run the design
+// they are given, over what the test configured (S10.3's variant keys), and a bad one is refused.
+TEST(VariantsEnvironmentTest, CusedVariantPutsAnInProcessMountUnderThatDesign) {
+  ASSERT_EQ(setenv("CUSED_VARIANT", "alloc_lock=spin-install,pages=lazy", 1), 0);
+  {
+    testing::MountedBinderfs mount;
+    const std::string spec = core::to_string(mount.registry().default_variant());
+    EXPECT_NE(spec.find("alloc_lock=spin-install"), std::string::npos) << spec;
+    EXPECT_NE(spec.find("pages=lazy"), std::string::npos) << spec;
+  }
+  ASSERT_EQ(setenv("CUSED_VARIANT", "alloc_lock=no-such-design", 1), 0);
+  EXPECT_THROW(testing::MountedBinderfs{}, std::runtime_error);
+  ASSERT_EQ(unsetenv("CUSED_VARIANT"), 0);
+  testing::MountedBinderfs mount;
+  EXPECT_NE(core::to_string(mount.registry().default_variant()).find("alloc_lock=mutex"),
+            std::string::npos);
+}
+
 TEST(VariantsShrinkTest, ShrinkNowReclaimsUnusedPages) {
   host::ShrinkerThread shrinker(core::Driver::shared_default()->page_lru());
   testing::MountedBinderfs mount(options_with(), {}, shrinking_with(shrinker));
